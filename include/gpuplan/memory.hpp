@@ -1,0 +1,52 @@
+#pragma once
+// Per-GPU memory of a training or inference job, component by component. Pure and
+// allocation-free so the planner can call it millions of times a second.
+#include <array>
+#include <cstdint>
+
+#include "gpuplan/model.hpp"
+#include "gpuplan/workload.hpp"
+
+namespace gpuplan {
+
+// Component order is the JSON key order; names are a stable contract (docs/json.md).
+enum class MemComponent {
+  weights, adapters, gradients, optimizer, master_weights, activations, logits, kv_cache, overhead, fragmentation
+};
+inline constexpr int kMemComponentCount = 10;
+const char* to_string(MemComponent c);
+
+struct MemoryBreakdown {
+  std::array<double, kMemComponentCount> bytes{};  // per GPU
+  double cpu_bytes = 0;            // host RAM the offloaded states need (whole job, per node)
+  double params_total = 0;
+  double params_trainable = 0;
+  int data_parallel = 1;           // gpus / tensor_parallel
+
+  double& operator[](MemComponent c) { return bytes[static_cast<int>(c)]; }
+  double operator[](MemComponent c) const { return bytes[static_cast<int>(c)]; }
+  // Live tensors: what torch.cuda.max_memory_allocated reports (no context, no slack).
+  double tensor_bytes() const;
+  // What the card must hold: tensors + fragmentation + overhead (nvidia-smi's view).
+  double per_gpu_bytes() const;
+};
+
+MemoryBreakdown estimate_memory(const ModelArch& model, const ParamCounts& params, const Workload& w);
+inline MemoryBreakdown estimate_memory(const ModelArch& model, const Workload& w) {
+  return estimate_memory(model, count_params(model), w);
+}
+
+// Bytes per stored weight for a format (quantisation constants included).
+double bytes_per_weight(WeightFormat f, bool double_quant);
+
+// Trainable parameters under the workload's method (LoRA adapters, last K layers, ...).
+double trainable_params(const ModelArch& model, const ParamCounts& params, const Workload& w);
+
+// Largest micro-batch (sequences per GPU) whose per-GPU total fits in `capacity_bytes`; 0 when
+// even one sequence does not fit. Searched with the memory model itself, not guessed.
+std::int64_t max_micro_batch(const ModelArch& model, const ParamCounts& params, Workload w, double capacity_bytes);
+
+// Longest sequence (multiple of 128 down to 128) at this micro-batch that fits; 0 if none.
+std::int64_t max_seq_len(const ModelArch& model, const ParamCounts& params, Workload w, double capacity_bytes);
+
+}  // namespace gpuplan

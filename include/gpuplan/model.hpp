@@ -1,0 +1,78 @@
+#pragma once
+// A transformer's architecture and the parameter counts that follow from it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+enum class MlpKind { gated, plain };     // gated: gate+up+down (SwiGLU/GeGLU); plain: up+down
+enum class NormKind { rmsnorm, layernorm };
+
+struct ModelArch {
+  std::string id;                  // catalog id, e.g. "llama-3.1-8b"
+  std::string name;                // display name
+  std::string hf_id;               // Hugging Face repo id, "" if none
+  std::vector<std::string> aliases;
+  std::string family;              // llama, qwen2, gemma2, gpt2, falcon, ...
+  int layers = 0;
+  int hidden_size = 0;
+  int intermediate_size = 0;       // per expert for MoE
+  int attention_heads = 0;
+  int kv_heads = 0;                // == attention_heads for MHA, 1 for MQA
+  int head_dim = 0;
+  int vocab_size = 0;
+  bool tied_embeddings = false;
+  MlpKind mlp = MlpKind::gated;
+  NormKind norm = NormKind::rmsnorm;
+  int norms_per_layer = 2;
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool mlp_bias = false;
+  int learned_positions = 0;       // rows of a learned position embedding (GPT-2: 1024)
+  int experts = 0;                 // 0 = dense
+  int experts_per_token = 0;
+  std::int64_t max_context = 0;    // tokens
+  std::int64_t published_params = 0;  // the figure the catalog cites; 0 when unknown
+  bool published_params_exact = false;
+  bool params_only = false;        // built from --params: the architecture is assumed
+};
+
+// Parameter counts by where they sit. Doubles: counts of 10^12 are exact in a double
+// and the memory math is in doubles anyway.
+struct ParamCounts {
+  double embedding = 0;       // token (+ learned position) embeddings
+  double attention = 0;       // q, k, v, o weights and biases, all layers
+  double mlp = 0;             // all experts' MLP weights and biases, all layers
+  double router = 0;          // MoE gates
+  double norms = 0;           // per-layer and final norms
+  double lm_head = 0;         // 0 when tied
+  double total() const { return embedding + attention + mlp + router + norms + lm_head; }
+  // Parameters in the per-layer linear projections (what LoRA targets and QLoRA quantises).
+  double linear_weights = 0;
+  // Parameters a token actually touches (MoE: only experts_per_token experts).
+  double active = 0;
+};
+
+ParamCounts count_params(const ModelArch& m);
+
+// Per-layer projection shapes, used for LoRA adapter sizes and Adafactor's factored states.
+struct LinearShape {
+  int in = 0;
+  int out = 0;
+};
+struct LayerShapes {
+  LinearShape q, k, v, o, gate, up, down;  // gate is {0,0} for plain MLPs
+};
+LayerShapes layer_shapes(const ModelArch& m);
+
+// A model assumed from a bare parameter count: a Llama-style dense decoder whose width and
+// depth follow the published Llama/Qwen scaling ladder. The assumptions are listed so the
+// CLI can print them.
+struct AssumedModel {
+  ModelArch arch;
+  std::vector<std::string> assumptions;
+};
+AssumedModel model_from_param_count(double params);
+
+}  // namespace gpuplan

@@ -1,0 +1,19 @@
+#pragma once
+// Matching the names people type ("RTX 4090", "h100") to catalog ids, and "did you mean".
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuplan {
+
+// Lowercase, with spaces, '-', '_' and '/' removed: "GeForce RTX-4090" -> "geforcertx4090".
+std::string normalise_name(std::string_view name);
+
+// Levenshtein distance, capped: returns max_distance+1 as soon as it is certain to exceed it.
+int edit_distance(std::string_view a, std::string_view b, int max_distance);
+
+// The candidate closest to `typed` (after normalisation) within a distance that scales with
+// its length, or "" when none is close enough.
+std::string closest_name(std::string_view typed, const std::vector<std::string>& candidates);
+
+}  // namespace gpuplan

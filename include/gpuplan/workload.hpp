@@ -1,0 +1,89 @@
+#pragma once
+// What a job asks of the hardware: method, precision, batch shape and parallelism. One plain
+// struct of knobs (leveldb's Options style); every field says its meaning and default.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gpuplan {
+
+enum class Method { full, lora, qlora, freeze, inference, pretrain };
+enum class Precision { fp32, fp16, bf16, fp8 };
+enum class WeightFormat { native, fp32, fp16, bf16, fp8, int8, nf4, fp4, int4_gptq, int4_awq };
+enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, sgd, sgd_momentum, adafactor, lion };
+enum class Attention { eager, sdpa, flash };
+enum class Checkpointing { none, selective, full };
+enum class Sharding { ddp, zero1, zero2, zero3, fsdp };
+enum class Offload { none, optimizer, optimizer_params };
+enum class KvDtype { native, fp16, bf16, fp8, int8 };
+enum class Loss { standard, chunked, fused };
+
+// LoRA target projections, a bit set.
+enum LoraTarget : unsigned {
+  kLoraQ = 1, kLoraK = 2, kLoraV = 4, kLoraO = 8, kLoraGate = 16, kLoraUp = 32, kLoraDown = 64,
+  kLoraAllLinear = 127,
+};
+
+// Constants of the memory model that a calibration profile may override.
+struct MemoryConstants {
+  // CUDA context, kernels and library workspaces per GPU (what nvidia-smi shows beyond
+  // tensors). Default from measured PyTorch 2.x processes; see README "memory model".
+  double overhead_bytes = 0.8 * 1024.0 * 1024.0 * 1024.0;
+  // Caching-allocator slack over live tensors (max_memory_reserved / max_memory_allocated - 1).
+  double fragmentation = 0.08;
+};
+
+struct Workload {
+  Method method = Method::full;
+  Precision precision = Precision::bf16;  // compute/activation precision (mixed precision)
+  bool pure_bf16 = false;                 // train without fp32 master weights
+  WeightFormat weight_format = WeightFormat::native;  // storage of frozen/inference weights; native = precision
+  Optimizer optimizer = Optimizer::adamw;
+  int lora_rank = 16;
+  unsigned lora_targets = kLoraAllLinear;
+  bool lora_dropout = false;              // lora_dropout > 0 keeps a dropped copy of each target's input
+  bool train_embeddings = false;          // LoRA/QLoRA: also train embeddings and lm_head
+  bool double_quant = false;              // QLoRA double quantisation of the absmax constants
+  int trainable_layers = 0;               // freeze: train only the last K layers
+  std::int64_t micro_batch = 1;           // sequences per GPU per step (inference: concurrent sequences)
+  std::int64_t seq_len = 2048;            // tokens per sequence (inference: context length)
+  Attention attention = Attention::sdpa;
+  Checkpointing checkpointing = Checkpointing::none;
+  Loss loss = Loss::standard;             // standard: fp32 upcast + log-softmax of all logits
+  bool optimizer_in_backward = false;     // gradients applied as produced (never all resident)
+  int gpus = 1;
+  Sharding sharding = Sharding::ddp;
+  Offload offload = Offload::none;
+  int tensor_parallel = 1;
+  KvDtype kv_cache_dtype = KvDtype::native;
+  MemoryConstants constants;
+};
+
+bool is_training(Method m);
+
+const char* to_string(Method v);
+const char* to_string(Precision v);
+const char* to_string(WeightFormat v);
+const char* to_string(Optimizer v);
+const char* to_string(Attention v);
+const char* to_string(Checkpointing v);
+const char* to_string(Sharding v);
+const char* to_string(Offload v);
+const char* to_string(KvDtype v);
+const char* to_string(Loss v);
+
+// Parsers for the CLI and spec files; nullopt on an unknown name.
+std::optional<Method> method_from_string(const std::string& s);
+std::optional<Precision> precision_from_string(const std::string& s);
+std::optional<WeightFormat> weight_format_from_string(const std::string& s);
+std::optional<Optimizer> optimizer_from_string(const std::string& s);
+std::optional<Attention> attention_from_string(const std::string& s);
+std::optional<Checkpointing> checkpointing_from_string(const std::string& s);
+std::optional<Sharding> sharding_from_string(const std::string& s);
+std::optional<Offload> offload_from_string(const std::string& s);
+std::optional<KvDtype> kv_dtype_from_string(const std::string& s);
+std::optional<Loss> loss_from_string(const std::string& s);
+// "q,k,v,o" or "all-linear"; nullopt names the bad part in `bad`.
+std::optional<unsigned> lora_targets_from_string(const std::string& s, std::string* bad);
+
+}  // namespace gpuplan

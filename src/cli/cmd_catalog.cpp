@@ -1,0 +1,55 @@
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "gpuplan/error.hpp"
+#include "io/files.hpp"
+#include "io/shipped_data.hpp"
+#include "io/yaml_catalog.hpp"
+
+namespace gpuplan::cli {
+
+void setup_catalog(CLI::App& app) {
+  auto* cmd = app.add_subcommand("catalog", "Check catalog files");
+  cmd->require_subcommand(1);
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto* validate = cmd->add_subcommand("validate", "Report every problem in catalog files, with file and line");
+  validate->add_option("files", *files, "Catalog YAML files")->required();
+  add_common_options(*validate);
+  validate->footer("Example: gpuplan catalog validate my-gpus.yaml my-prices.yaml\nExit 0 when all files are valid, 2 otherwise.");
+  validate->callback([files] {
+    Catalog known = io::load_shipped_catalog();
+    std::vector<InputError> problems;
+    Report r;
+    r.json["files"] = nlohmann::json::array();
+    io::Table t;
+    t.columns = {"file", "gpus", "models", "providers", "offers", "problems"};
+    for (const auto& f : *files) {
+      std::vector<InputError> mine;
+      Catalog parsed;
+      try {
+        io::CatalogLoad load = io::parse_catalog_yaml(io::read_file(f), f, known);
+        mine = std::move(load.errors);
+        parsed = std::move(load.catalog);
+      } catch (const InputError& e) {
+        mine.push_back(e);
+      }
+      nlohmann::json fj = {{"path", f}, {"valid", mine.empty()}, {"problems", nlohmann::json::array()}};
+      for (const auto& e : mine)
+        fj["problems"].push_back({{"line", e.where().line}, {"column", e.where().column}, {"field", e.field()}, {"message", e.problem()}});
+      r.json["files"].push_back(fj);
+      t.rows.push_back({f, std::to_string(parsed.gpus.size()), std::to_string(parsed.models.size()),
+                        std::to_string(parsed.providers.size()), std::to_string(parsed.offer_count()), std::to_string(mine.size())});
+      if (mine.empty()) known.merge(std::move(parsed));
+      for (auto& e : mine) problems.push_back(std::move(e));
+    }
+    r.json["valid"] = problems.empty();
+    r.tables.push_back(t);
+    print_report(r);
+    for (const auto& e : problems) std::fprintf(stderr, "gpuplan: error: %s\n", e.what());
+    if (!problems.empty()) exit_code() = 2;
+  });
+}
+
+}  // namespace gpuplan::cli

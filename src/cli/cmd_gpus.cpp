@@ -1,0 +1,85 @@
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/format_values.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/units.hpp"
+#include "io/catalog_json.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+io::Table gpu_table(const std::vector<const Gpu*>& gpus) {
+  io::Table t;
+  t.columns = {"id", "name", "form", "memory_gib", "bandwidth_gbps", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect", "price_usd"};
+  t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right,
+             io::Align::right, io::Align::right, io::Align::left, io::Align::right};
+  for (const Gpu* g : gpus) {
+    auto tf = [&](PeakPrecision p) { return g->tflops(p) > 0 ? num(g->tflops(p), 1) : std::string("-"); };
+    t.rows.push_back({g->id, g->name, to_string(g->form), num(static_cast<double>(g->memory_bytes) / kGiB, 0),
+                      num(g->memory_bandwidth_gbps, 0), tf(PeakPrecision::bf16), tf(PeakPrecision::fp8),
+                      num(g->tdp_watts, 0), g->interconnect_kind + " " + num(g->interconnect_gbps, 0) + " GB/s",
+                      g->price_usd ? num(*g->price_usd, 0) : "-"});
+  }
+  return t;
+}
+
+}  // namespace
+
+const Gpu& resolve_gpu(const std::string& name) {
+  auto hit = catalog().find_gpu(name);
+  if (!hit.found) throw InputError(SourceLocation{}, "gpu", lookup_failure("GPU", name, hit));
+  return *hit.found;
+}
+
+void setup_gpus(CLI::App& app) {
+  auto* cmd = app.add_subcommand("gpus", "List or show the GPUs in the loaded catalogs");
+  cmd->require_subcommand(1);
+  auto* list = cmd->add_subcommand("list", "List every GPU");
+  add_common_options(*list);
+  list->callback([] {
+    Report r;
+    std::vector<const Gpu*> all;
+    r.json["gpus"] = nlohmann::json::array();
+    for (const auto& g : catalog().gpus) {
+      all.push_back(&g);
+      r.json["gpus"].push_back(io::to_json(g));
+    }
+    r.tables.push_back(gpu_table(all));
+    print_report(r);
+  });
+  auto name = std::make_shared<std::string>();
+  auto* show = cmd->add_subcommand("show", "Show one GPU (id or alias, e.g. 'H100' or 'RTX 4090')");
+  show->add_option("name", *name, "GPU id or alias")->required();
+  add_common_options(*show);
+  show->callback([name] {
+    const Gpu& g = resolve_gpu(*name);
+    Report r;
+    r.json["gpu"] = io::to_json(g);
+    io::Table t = gpu_table({&g});
+    io::Table detail;
+    detail.title = g.name + " (" + g.id + ")";
+    detail.columns = {"field", "value"};
+    detail.rows.push_back({"memory", format_gib(static_cast<double>(g.memory_bytes), 0)});
+    detail.rows.push_back({"memory bandwidth", num(g.memory_bandwidth_gbps, 0) + " GB/s"});
+    for (int p = 0; p < kPeakPrecisionCount; ++p) {
+      const auto prec = static_cast<PeakPrecision>(p);
+      detail.rows.push_back({std::string(to_string(prec)) + " dense peak",
+                             g.tflops(prec) > 0 ? num(g.tflops(prec), 1) + (prec == PeakPrecision::int8 ? " TOPS" : " TFLOPS")
+                                                : "unsupported"});
+    }
+    detail.rows.push_back({"TDP", num(g.tdp_watts, 0) + " W"});
+    detail.rows.push_back({"interconnect", g.interconnect_kind + ", " + num(g.interconnect_gbps, 0) + " GB/s per GPU each way"});
+    detail.rows.push_back({"ECC", g.ecc ? "yes" : "no"});
+    detail.rows.push_back({"list price", g.price_usd ? "$" + num(*g.price_usd, 0) : "no public figure"});
+    std::string aliases;
+    for (const auto& a : g.aliases) aliases += (aliases.empty() ? "" : ", ") + a;
+    detail.rows.push_back({"aliases", aliases.empty() ? "-" : aliases});
+    r.tables.push_back(t);
+    r.tables.push_back(detail);
+    print_report(r);
+  });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,58 @@
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/format_values.hpp"
+#include "gpuplan/error.hpp"
+#include "io/catalog_json.hpp"
+
+namespace gpuplan::cli {
+
+void setup_providers(CLI::App& app) {
+  auto* cmd = app.add_subcommand("providers", "List providers or show one price sheet");
+  cmd->require_subcommand(1);
+  auto* list = cmd->add_subcommand("list", "List every provider");
+  add_common_options(*list);
+  list->callback([] {
+    Report r;
+    io::Table t;
+    t.columns = {"id", "name", "currency", "offers", "prices_as_of", "billing_s", "tax_rate"};
+    t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right};
+    r.json["providers"] = nlohmann::json::array();
+    for (const auto& p : catalog().providers) {
+      nlohmann::json j = io::to_json(p);
+      j.erase("offers");
+      j["offer_count"] = p.offers.size();
+      r.json["providers"].push_back(j);
+      t.rows.push_back({p.id, p.name, p.currency, std::to_string(p.offers.size()), p.prices_as_of,
+                        std::to_string(p.billing_increment_seconds), opt_num(p.tax_rate, 2)});
+    }
+    r.tables.push_back(t);
+    print_report(r);
+  });
+  auto name = std::make_shared<std::string>();
+  auto* show = cmd->add_subcommand("show", "Show a provider's offers");
+  show->add_option("name", *name, "Provider id")->required();
+  add_common_options(*show);
+  show->callback([name] {
+    auto hit = catalog().find_provider(*name);
+    if (!hit.found) throw InputError(SourceLocation{}, "provider", lookup_failure("provider", *name, hit));
+    const Provider& p = *hit.found;
+    Report r;
+    r.json["provider"] = io::to_json(p);
+    io::Table t;
+    t.title = p.name + " — prices per GPU-hour in " + p.currency + ", as of " + p.prices_as_of;
+    t.columns = {"offer", "gpu", "gpus", "region", "on_demand", "spot", "reserved_1y", "reserved_3y"};
+    t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right,
+               io::Align::right, io::Align::right};
+    for (const auto& o : p.offers)
+      t.rows.push_back({o.id, o.gpu, std::to_string(o.gpus), o.region, opt_num(o.price(Pricing::on_demand), 4),
+                        opt_num(o.price(Pricing::spot), 4), opt_num(o.price(Pricing::reserved_1y), 4),
+                        opt_num(o.price(Pricing::reserved_3y), 4)});
+    r.tables.push_back(t);
+    r.notes.push_back("source: " + p.source);
+    print_report(r);
+  });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,19 @@
+#pragma once
+// Each command lives in its own cmd_*.cpp with a setup function that adds it to the app.
+#include <CLI/CLI.hpp>
+
+namespace gpuplan::cli {
+
+void setup_gpus(CLI::App& app);
+void setup_models(CLI::App& app);
+void setup_providers(CLI::App& app);
+void setup_catalog(CLI::App& app);
+void setup_estimate(CLI::App& app);
+
+inline void register_commands(CLI::App& app) {
+  using Setup = void (*)(CLI::App&);
+  static constexpr Setup kCommands[] = {setup_estimate, setup_gpus, setup_models, setup_providers, setup_catalog};
+  for (Setup s : kCommands) s(app);
+}
+
+}  // namespace gpuplan::cli

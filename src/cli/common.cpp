@@ -1,0 +1,92 @@
+#include "cli/common.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <unistd.h>
+
+#include "gpuplan/error.hpp"
+#include "io/shipped_data.hpp"
+
+namespace gpuplan::cli {
+
+GlobalOptions& globals() {
+  static GlobalOptions g;
+  return g;
+}
+
+Format output_format() {
+  const std::string& f = globals().format;
+  if (f == "json") return Format::json;
+  if (f == "csv") return Format::csv;
+  if (f == "markdown") return Format::markdown;
+  return Format::table;
+}
+
+void add_common_options(CLI::App& app) {
+  auto& g = globals();
+  app.add_option("--format", g.format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->capture_default_str();
+  app.add_option("--catalog", g.catalogs, "Extra catalog YAML file (repeatable; later files override by id)")
+      ->check(CLI::ExistingFile);
+  app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
+  app.add_flag("--no-color", g.no_color, "Never colour the table output");
+}
+
+namespace {
+bool use_color() {
+  return output_format() == Format::table && !globals().no_color && std::getenv("NO_COLOR") == nullptr &&
+         ::isatty(STDOUT_FILENO) != 0;
+}
+}  // namespace
+
+void print_report(const Report& r) {
+  std::string out;
+  switch (output_format()) {
+    case Format::json: {
+      nlohmann::json j = nlohmann::json::object();
+      j["schema_version"] = kJsonSchemaVersion;
+      for (const auto& [k, v] : r.json.items()) j[k] = v;
+      out = j.dump(2) + "\n";
+      break;
+    }
+    case Format::csv:
+      if (!r.tables.empty()) out = io::render_csv(r.tables.front());
+      break;
+    case Format::markdown:
+      for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_markdown(r.tables[i]);
+      for (const auto& n : r.notes) out += "\n> " + n + "\n";
+      break;
+    case Format::table: {
+      const bool color = use_color();
+      for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color);
+      if (!r.notes.empty()) out += "\n";
+      for (const auto& n : r.notes) out += n + "\n";
+      break;
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+const Catalog& catalog() {
+  static std::optional<Catalog> c;
+  if (!c) c = io::load_catalogs(globals().catalogs);
+  return *c;
+}
+
+void warn(const std::string& message) {
+  if (!globals().quiet) std::fprintf(stderr, "gpuplan: warning: %s\n", message.c_str());
+}
+
+int& exit_code() {
+  static int code = 0;
+  return code;
+}
+
+void bad_flag(const std::string& flag, const std::string& problem) {
+  throw InputError(SourceLocation{}, flag, problem);
+}
+
+}  // namespace gpuplan::cli

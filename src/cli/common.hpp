@@ -1,0 +1,49 @@
+#pragma once
+// What every command shares: global flags, catalog loading, and printing a report in the
+// chosen format. Commands build a Report (a JSON value plus tables); only this file prints.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.hpp"
+#include "io/render.hpp"
+
+namespace gpuplan::cli {
+
+inline constexpr int kJsonSchemaVersion = 1;
+
+enum class Format { table, json, csv, markdown };
+
+struct GlobalOptions {
+  std::string format = "table";
+  std::vector<std::string> catalogs;
+  bool quiet = false;
+  bool no_color = false;
+};
+GlobalOptions& globals();
+Format output_format();
+
+// Adds --format, --catalog, -q and --no-color to a (sub)command.
+void add_common_options(CLI::App& app);
+
+struct Report {
+  nlohmann::json json;               // schema_version is added by print_report
+  std::vector<io::Table> tables;     // the first is the one CSV prints
+  std::vector<std::string> notes;    // printed under the tables (table and markdown only)
+};
+void print_report(const Report& r);
+
+// Shipped catalogs plus every --catalog file, loaded once per process.
+const Catalog& catalog();
+
+void warn(const std::string& message);
+
+// The process exit code a command asks for (1 = a valid question answered "no").
+int& exit_code();
+
+// A bad flag value: exit 2 with a message naming the flag.
+[[noreturn]] void bad_flag(const std::string& flag, const std::string& problem);
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,376 @@
+#include "gpuplan/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuplan {
+namespace {
+
+double activation_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+double native_weight_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+double kv_bytes(KvDtype k, Precision p) {
+  switch (k) {
+    case KvDtype::native: return activation_bytes(p);
+    case KvDtype::fp16:
+    case KvDtype::bf16: return 2;
+    case KvDtype::fp8:
+    case KvDtype::int8: return 1;
+  }
+  return 2;
+}
+
+// Optimizer state bytes per trainable parameter, all fp32 (except the 8-bit optimizers).
+double optimizer_bytes_per_param(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return 8;
+    // bitsandbytes: m and v at 1 byte each plus one fp32 absmax per 2048-value block per state.
+    case Optimizer::adamw_8bit:
+    case Optimizer::paged_adamw_8bit: return 2 + 2 * 4.0 / 2048;
+    case Optimizer::sgd: return 0;
+    case Optimizer::sgd_momentum: return 4;
+    case Optimizer::lion: return 4;
+    case Optimizer::adafactor: return 0;  // factored: computed from matrix shapes
+  }
+  return 8;
+}
+
+// Adafactor (no momentum, the Hugging Face default) keeps a row and a column statistic per
+// matrix and a full second moment for vectors.
+double adafactor_elems(const ModelArch& m, const Workload& w, const ParamCounts& pc) {
+  const LayerShapes s = layer_shapes(m);
+  auto fact = [](LinearShape l) { return static_cast<double>(l.in) + l.out; };
+  const double experts = m.experts > 0 ? m.experts : 1;
+  if (w.method == Method::lora || w.method == Method::qlora) {
+    const double r = w.lora_rank;
+    auto ad = [&](LinearShape l) { return (r + l.in) + (l.out + r); };
+    double per_layer = 0;
+    if (w.lora_targets & kLoraQ) per_layer += ad(s.q);
+    if (w.lora_targets & kLoraK) per_layer += ad(s.k);
+    if (w.lora_targets & kLoraV) per_layer += ad(s.v);
+    if (w.lora_targets & kLoraO) per_layer += ad(s.o);
+    if ((w.lora_targets & kLoraGate) && s.gate.in) per_layer += experts * ad(s.gate);
+    if (w.lora_targets & kLoraUp) per_layer += experts * ad(s.up);
+    if (w.lora_targets & kLoraDown) per_layer += experts * ad(s.down);
+    return per_layer * m.layers;
+  }
+  const double per_layer = fact(s.q) + fact(s.k) + fact(s.v) + fact(s.o) +
+                           experts * ((s.gate.in ? fact(s.gate) : 0) + fact(s.up) + fact(s.down));
+  const int layers = w.method == Method::freeze ? std::min(w.trainable_layers, m.layers) : m.layers;
+  double elems = per_layer * layers;
+  // vectors (norms, biases) keep full statistics; small next to the matrices
+  elems += (pc.norms / (m.layers * m.norms_per_layer + 1.0)) * (layers * m.norms_per_layer);
+  if (w.method != Method::freeze) elems += (m.vocab_size + m.hidden_size) * (m.tied_embeddings ? 1.0 : 2.0);
+  return elems;
+}
+
+double lora_adapter_params(const ModelArch& m, const Workload& w) {
+  const LayerShapes s = layer_shapes(m);
+  const double r = w.lora_rank;
+  const double experts = m.experts > 0 ? m.experts : 1;
+  auto ad = [&](LinearShape l) { return r * (static_cast<double>(l.in) + l.out); };
+  double per_layer = 0;
+  if (w.lora_targets & kLoraQ) per_layer += ad(s.q);
+  if (w.lora_targets & kLoraK) per_layer += ad(s.k);
+  if (w.lora_targets & kLoraV) per_layer += ad(s.v);
+  if (w.lora_targets & kLoraO) per_layer += ad(s.o);
+  if ((w.lora_targets & kLoraGate) && s.gate.in) per_layer += experts * ad(s.gate);
+  if (w.lora_targets & kLoraUp) per_layer += experts * ad(s.up);
+  if (w.lora_targets & kLoraDown) per_layer += experts * ad(s.down);
+  return per_layer * m.layers;
+}
+
+double per_layer_params(const ParamCounts& pc, const ModelArch& m) {
+  return (pc.attention + pc.mlp + pc.router) / m.layers + pc.norms / (m.layers * m.norms_per_layer + 1.0) * m.norms_per_layer;
+}
+
+// Bytes autograd keeps per token for one transformer layer, from the layer's real shape.
+// Baseline: Korthikanti et al. 2022 (arXiv:2205.05198) Sec. 4.1, re-derived for GQA, gated
+// MLPs, no dropout, and Hugging Face's RMSNorm (which upcasts its input to fp32 and keeps it).
+// A frozen linear layer needs its weight, not its input, for the input gradient, so inputs are
+// counted only where a weight (or a LoRA adapter on it) is trained.
+double layer_activation_bytes_per_token(const ModelArch& m, const Workload& w, double seq_len, bool trains_linears) {
+  const double e = activation_bytes(w.precision);
+  const double h = m.hidden_size;
+  const double q = static_cast<double>(m.attention_heads) * m.head_dim;
+  const double kv = static_cast<double>(m.kv_heads) * m.head_dim;
+  const double i = m.intermediate_size;
+  const double a = m.attention_heads;
+  const bool lora = w.method == Method::lora || w.method == Method::qlora;
+  auto saves_input = [&](unsigned target) { return trains_linears || (lora && (w.lora_targets & target)); };
+
+  double bytes = 0;
+  // Norms: RMSNorm keeps an fp32 copy of its input; LayerNorm keeps its input.
+  const double norm_in = m.norm == NormKind::rmsnorm ? 4.0 * h : e * h;
+  bytes += m.norms_per_layer * norm_in;
+  // Linear inputs: qkv share one input, o takes the attention output, gate/up share one.
+  if (saves_input(kLoraQ | kLoraK | kLoraV)) bytes += e * h;
+  if (saves_input(kLoraGate | kLoraUp)) bytes += e * h;
+  // Attention core. Flash/SDPA keep q, k, v, the output and fp32 log-sum-exp statistics;
+  // eager also keeps the s x s probabilities in fp32 (softmax) and 16-bit (matmul input), and
+  // under GQA the repeat_kv copies of k and v at full head count.
+  if (w.attention == Attention::eager && w.checkpointing != Checkpointing::selective) {
+    bytes += e * 3 * q + e * q + a * seq_len * (4.0 + e);
+  } else {
+    bytes += e * (q + 2 * kv) + e * q + 4.0 * a;
+  }
+  // MLP: gated keeps gate output (act input), act output, up output and the product (down
+  // input); plain keeps fc1 output (act input) and act output (down input).
+  if (m.mlp == MlpKind::gated) bytes += e * i * 3 + (saves_input(kLoraDown) ? e * i : 0);
+  else bytes += e * i + (saves_input(kLoraDown) ? e * i : 0);
+  // MoE: each token's activations go through experts_per_token experts.
+  if (m.experts > 0) {
+    const double mlp_part = (m.mlp == MlpKind::gated ? 4 : 2) * e * i;
+    bytes += (m.experts_per_token - 1) * mlp_part + 4.0 * m.experts;  // + router logits
+  }
+  // LoRA dropout keeps a dropped copy of the input for each targeted projection, and every
+  // adapter keeps its rank-r intermediate.
+  if (lora) {
+    const double r = w.lora_rank;
+    const unsigned t = w.lora_targets;
+    const int n_targets = __builtin_popcount(t);
+    bytes += e * r * n_targets;
+    if (w.lora_dropout) {
+      if (t & kLoraQ) bytes += e * h;
+      if (t & kLoraK) bytes += e * h;
+      if (t & kLoraV) bytes += e * h;
+      if (t & kLoraO) bytes += e * q;
+      if (t & kLoraGate) bytes += e * h;
+      if (t & kLoraUp) bytes += e * h;
+      if (t & kLoraDown) bytes += e * i;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+const char* to_string(MemComponent c) {
+  switch (c) {
+    case MemComponent::weights: return "weights";
+    case MemComponent::adapters: return "adapters";
+    case MemComponent::gradients: return "gradients";
+    case MemComponent::optimizer: return "optimizer";
+    case MemComponent::master_weights: return "master_weights";
+    case MemComponent::activations: return "activations";
+    case MemComponent::logits: return "logits";
+    case MemComponent::kv_cache: return "kv_cache";
+    case MemComponent::overhead: return "overhead";
+    case MemComponent::fragmentation: return "fragmentation";
+  }
+  return "?";
+}
+
+double MemoryBreakdown::tensor_bytes() const {
+  double sum = 0;
+  for (int c = 0; c < kMemComponentCount; ++c) {
+    if (c == static_cast<int>(MemComponent::overhead) || c == static_cast<int>(MemComponent::fragmentation)) continue;
+    sum += bytes[static_cast<std::size_t>(c)];
+  }
+  return sum;
+}
+
+double MemoryBreakdown::per_gpu_bytes() const {
+  double sum = 0;
+  for (double b : bytes) sum += b;
+  return sum;
+}
+
+double bytes_per_weight(WeightFormat f, bool double_quant) {
+  switch (f) {
+    case WeightFormat::native:
+    case WeightFormat::bf16:
+    case WeightFormat::fp16: return 2;
+    case WeightFormat::fp32: return 4;
+    case WeightFormat::fp8: return 1;
+    case WeightFormat::int8: return 1;  // LLM.int8: plus one fp32 scale per row, negligible
+    // NF4/FP4 (QLoRA, Dettmers et al. 2023): 4 bits plus one fp32 absmax per 64 weights
+    // (0.5 bit/param); double quantisation stores 8-bit absmax plus an fp32 per 256 blocks.
+    case WeightFormat::nf4:
+    case WeightFormat::fp4: return 0.5 + (double_quant ? (1.0 / 64 + 4.0 / (64 * 256)) : 4.0 / 64);
+    // GPTQ/AWQ int4, group size 128: an fp16 scale and a packed 4-bit zero per group.
+    case WeightFormat::int4_gptq:
+    case WeightFormat::int4_awq: return 0.5 + (2.0 + 0.5) / 128;
+  }
+  return 2;
+}
+
+double trainable_params(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
+  switch (w.method) {
+    case Method::full:
+    case Method::pretrain: return pc.total();
+    case Method::inference: return 0;
+    case Method::freeze: return per_layer_params(pc, m) * std::min(w.trainable_layers, m.layers);
+    case Method::lora:
+    case Method::qlora:
+      return lora_adapter_params(m, w) + (w.train_embeddings ? pc.embedding + pc.lm_head : 0);
+  }
+  return 0;
+}
+
+MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
+  MemoryBreakdown r;
+  const int tp = std::max(1, w.tensor_parallel);
+  const int dp = std::max(1, w.gpus / tp);
+  r.data_parallel = dp;
+  r.params_total = pc.total();
+  const double trainable = trainable_params(m, pc, w);
+  r.params_trainable = trainable;
+  const bool training = is_training(w.method);
+  const bool lora = w.method == Method::lora || w.method == Method::qlora;
+  const bool full_like = w.method == Method::full || w.method == Method::pretrain || w.method == Method::freeze;
+  const bool mixed = w.precision != Precision::fp32 && !w.pure_bf16;
+  const bool zero_grads = w.sharding == Sharding::zero2 || w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
+  const bool zero_params = w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
+  const bool zero_states = w.sharding != Sharding::ddp;
+
+  // --- weights ------------------------------------------------------------------------------
+  double weights = 0;
+  const double non_linear = pc.total() - pc.linear_weights;  // embeddings, lm_head, norms, biases
+  if (w.method == Method::qlora) {
+    const WeightFormat f = w.weight_format == WeightFormat::native ? WeightFormat::nf4 : w.weight_format;
+    weights = pc.linear_weights * bytes_per_weight(f, w.double_quant) + non_linear * 2.0;  // 16-bit rest
+  } else if (w.method == Method::inference && w.weight_format != WeightFormat::native) {
+    weights = pc.linear_weights * bytes_per_weight(w.weight_format, w.double_quant) + non_linear * 2.0;
+  } else {
+    weights = pc.total() * native_weight_bytes(w.precision);
+  }
+  weights /= tp;
+  if (zero_params) {
+    // Each GPU keeps its shard plus the gathered parameters of about two layers (the one
+    // computing and the one prefetched).
+    const double layer = per_layer_params(pc, m) * native_weight_bytes(w.precision) / tp;
+    weights = weights / dp + 2 * layer;
+  }
+  double cpu = 0;
+  if (w.offload == Offload::optimizer_params && zero_params) {
+    cpu += pc.total() * native_weight_bytes(w.precision);
+    weights = 2 * per_layer_params(pc, m) * native_weight_bytes(w.precision) / tp;
+  }
+  r[MemComponent::weights] = weights;
+
+  if (training) {
+    // --- adapters (LoRA weights, fp32: PEFT casts adapters up by default) ---------------------
+    const double grad_bytes = lora ? 4.0 : (w.precision == Precision::fp32 ? 4.0 : 2.0);
+    if (lora) r[MemComponent::adapters] = trainable * 4.0 / tp;
+
+    // --- gradients ------------------------------------------------------------------------------
+    double grads = trainable * grad_bytes / tp;
+    if (zero_grads) grads /= dp;
+    // Optimizer-in-backward frees each gradient once applied: about one layer's at a time.
+    if (w.optimizer_in_backward) grads = std::min(grads, per_layer_params(pc, m) * grad_bytes / tp);
+    // PyTorch DDP keeps bucket copies of all gradients (gradient_as_bucket_view=False default).
+    if (w.sharding == Sharding::ddp && dp > 1) grads *= 2;
+    r[MemComponent::gradients] = grads;
+
+    // --- optimizer states and fp32 master weights ---------------------------------------------
+    double states = w.optimizer == Optimizer::adafactor ? adafactor_elems(m, w, pc) * 4.0
+                                                        : trainable * optimizer_bytes_per_param(w.optimizer);
+    double master = (full_like && mixed) ? trainable * 4.0 : 0.0;
+    states /= tp;
+    master /= tp;
+    if (zero_states) {
+      states /= dp;
+      master /= dp;
+    }
+    if (w.offload != Offload::none) {
+      cpu += (states + master) * dp * tp;
+      states = 0;
+      master = 0;
+    }
+    r[MemComponent::optimizer] = states;
+    r[MemComponent::master_weights] = master;
+
+    // --- activations ------------------------------------------------------------------------------
+    const double tokens = static_cast<double>(w.micro_batch) * w.seq_len;
+    const double e = activation_bytes(w.precision);
+    int active_layers = m.layers;
+    if (w.method == Method::freeze) active_layers = std::min(w.trainable_layers, m.layers);
+    const bool trains_linears = !lora;
+    const double per_layer = layer_activation_bytes_per_token(m, w, static_cast<double>(w.seq_len), trains_linears);
+    double act = 0;
+    if (w.checkpointing == Checkpointing::full) {
+      // Each layer's input is kept; one layer at a time is recomputed in full for backward.
+      act = tokens * (active_layers * e * m.hidden_size + per_layer);
+    } else {
+      act = tokens * active_layers * per_layer;
+    }
+    r[MemComponent::activations] = act / tp;
+
+    // --- logits and loss --------------------------------------------------------------------------
+    const double v = m.vocab_size;
+    double logits = 0;
+    switch (w.loss) {
+      case Loss::standard: logits = tokens * v * (e + 8.0); break;  // logits + fp32 upcast + log-softmax
+      case Loss::chunked: logits = tokens * v * (e + 1.0); break;   // fp32 work in 8 chunks
+      case Loss::fused: {
+        // Liger-style fused linear cross-entropy: fp32 logits for one chunk of
+        // ceil(tokens / ceil(vocab/hidden)) tokens at a time.
+        const double chunks = std::ceil(v / m.hidden_size);
+        logits = std::ceil(tokens / chunks) * v * 8.0;
+        break;
+      }
+    }
+    r[MemComponent::logits] = logits / tp;
+  } else {
+    // --- inference: KV cache, prefill workspace of one layer, last-token logits --------------------
+    const double seqs = static_cast<double>(w.micro_batch);
+    const double ctx = static_cast<double>(w.seq_len);
+    const double kv_dim = static_cast<double>(m.kv_heads) * m.head_dim;
+    r[MemComponent::kv_cache] = 2.0 * m.layers * kv_dim * kv_bytes(w.kv_cache_dtype, w.precision) * seqs * ctx / tp;
+    const double e = activation_bytes(w.precision);
+    const double q = static_cast<double>(m.attention_heads) * m.head_dim;
+    double work = seqs * ctx * e * (2.0 * m.hidden_size + q + 2 * kv_dim + 2.0 * m.intermediate_size);
+    if (w.attention == Attention::eager) work += seqs * m.attention_heads * ctx * ctx * (4.0 + e);
+    r[MemComponent::activations] = work / tp;
+    r[MemComponent::logits] = seqs * m.vocab_size * (e + 4.0) / tp;
+  }
+
+  r.cpu_bytes = cpu;
+  r[MemComponent::fragmentation] = r.tensor_bytes() * w.constants.fragmentation;
+  r[MemComponent::overhead] = w.constants.overhead_bytes;
+  return r;
+}
+
+std::int64_t max_micro_batch(const ModelArch& m, const ParamCounts& pc, Workload w, double capacity) {
+  auto fits = [&](std::int64_t b) {
+    w.micro_batch = b;
+    return estimate_memory(m, pc, w).per_gpu_bytes() <= capacity;
+  };
+  if (!fits(1)) return 0;
+  std::int64_t lo = 1, hi = 2;
+  constexpr std::int64_t kCap = std::int64_t{1} << 20;
+  while (hi <= kCap && fits(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi > kCap) return lo;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+std::int64_t max_seq_len(const ModelArch& m, const ParamCounts& pc, Workload w, double capacity) {
+  std::int64_t best = 0;
+  std::int64_t lo = 1, hi = std::max<std::int64_t>(1, w.seq_len / 128);
+  auto fits = [&](std::int64_t units) {
+    w.seq_len = units * 128;
+    return estimate_memory(m, pc, w).per_gpu_bytes() <= capacity;
+  };
+  while (lo <= hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (fits(mid)) {
+      best = mid * 128;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+}  // namespace gpuplan

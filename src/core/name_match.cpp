@@ -1,0 +1,58 @@
+#include "gpuplan/name_match.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gpuplan {
+
+std::string normalise_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_' || c == '/' || c == '\t') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+int edit_distance(std::string_view a, std::string_view b, int max_distance) {
+  const int n = static_cast<int>(a.size());
+  const int m = static_cast<int>(b.size());
+  if (std::abs(n - m) > max_distance) return max_distance + 1;
+  std::vector<int> prev(static_cast<std::size_t>(m) + 1), cur(static_cast<std::size_t>(m) + 1);
+  for (int j = 0; j <= m; ++j) prev[static_cast<std::size_t>(j)] = j;
+  for (int i = 1; i <= n; ++i) {
+    cur[0] = i;
+    int row_min = cur[0];
+    for (int j = 1; j <= m; ++j) {
+      const int cost = a[static_cast<std::size_t>(i - 1)] == b[static_cast<std::size_t>(j - 1)] ? 0 : 1;
+      cur[static_cast<std::size_t>(j)] = std::min({prev[static_cast<std::size_t>(j)] + 1,
+                                                    cur[static_cast<std::size_t>(j - 1)] + 1,
+                                                    prev[static_cast<std::size_t>(j - 1)] + cost});
+      row_min = std::min(row_min, cur[static_cast<std::size_t>(j)]);
+    }
+    if (row_min > max_distance) return max_distance + 1;
+    std::swap(prev, cur);
+  }
+  return prev[static_cast<std::size_t>(m)];
+}
+
+std::string closest_name(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string t = normalise_name(typed);
+  const int limit = std::max(1, static_cast<int>(t.size()) / 3);
+  std::string best;
+  int best_d = limit + 1;
+  for (const auto& c : candidates) {
+    const std::string n = normalise_name(c);
+    int d = edit_distance(t, n, limit);
+    // A typed prefix or substring ("llama-3.1" for "llama-3.1-8b") is a good suggestion too.
+    if (d > limit && t.size() >= 3 && n.find(t) != std::string::npos) d = limit;
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace gpuplan

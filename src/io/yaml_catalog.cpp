@@ -1,0 +1,485 @@
+#include "io/yaml_catalog.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "gpuplan/name_match.hpp"
+#include "gpuplan/units.hpp"
+#include "io/files.hpp"
+
+namespace gpuplan::io {
+namespace {
+
+// Collects problems instead of stopping at the first, so `catalog validate` reports them all.
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  SourceLocation at(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    return {path_, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+  }
+  void error(const YAML::Node& n, const std::string& field, const std::string& problem) {
+    errors.emplace_back(at(n), field, problem);
+  }
+
+  // Unknown keys are errors: a typo must not pass silently.
+  void check_keys(const YAML::Node& map, const std::string& prefix, const std::vector<std::string>& allowed) {
+    for (const auto& kv : map) {
+      const std::string key = kv.first.Scalar();
+      bool ok = false;
+      for (const auto& a : allowed) ok = ok || a == key;
+      if (ok) continue;
+      std::string msg = "unknown key";
+      const std::string near = closest_name(key, allowed);
+      if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+      else msg += " (expected one of: " + join(allowed) + ")";
+      error(kv.first, prefix + key, msg);
+    }
+  }
+
+  bool require_map(const YAML::Node& n, const std::string& field) {
+    if (n.IsMap()) return true;
+    error(n, field, "expected a mapping of keys to values");
+    return false;
+  }
+
+  std::optional<std::string> str(const YAML::Node& map, const std::string& key, const std::string& field, bool required) {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) error(map, field + key, "missing required key");
+      return std::nullopt;
+    }
+    if (!n.IsScalar()) {
+      error(n, field + key, "expected a string");
+      return std::nullopt;
+    }
+    if (n.Scalar().empty()) {
+      error(n, field + key, "expected a non-empty string");
+      return std::nullopt;
+    }
+    return n.Scalar();
+  }
+
+  std::optional<double> num(const YAML::Node& map, const std::string& key, const std::string& field, bool required,
+                            double min_value, bool strictly_above = false, double max_value = 1e18) {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) error(map, field + key, "missing required key");
+      return std::nullopt;
+    }
+    if (n.IsNull()) {
+      if (required) error(n, field + key, "expected a number, got null");
+      return std::nullopt;
+    }
+    double v = 0;
+    if (!n.IsScalar() || !parse_number(n.Scalar(), &v)) {
+      error(n, field + key, "expected a number, got \"" + (n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")) + "\"");
+      return std::nullopt;
+    }
+    if (strictly_above ? !(v > min_value) : !(v >= min_value)) {
+      error(n, field + key, std::string("expected a number ") + (strictly_above ? "greater than " : "at least ") +
+                                fmt_num(min_value) + ", got " + n.Scalar());
+      return std::nullopt;
+    }
+    if (v > max_value) {
+      error(n, field + key, "value " + n.Scalar() + " is beyond the limit " + fmt_num(max_value));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<std::int64_t> integer(const YAML::Node& map, const std::string& key, const std::string& field,
+                                      bool required, std::int64_t min_value, std::int64_t max_value) {
+    auto v = num(map, key, field, required, static_cast<double>(min_value), false, static_cast<double>(max_value));
+    if (!v) return std::nullopt;
+    if (*v != std::floor(*v)) {
+      error(map[key], field + key, "expected a whole number, got " + map[key].Scalar());
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(*v);
+  }
+
+  std::optional<bool> boolean(const YAML::Node& map, const std::string& key, const std::string& field, bool required) {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) error(map, field + key, "missing required key");
+      return std::nullopt;
+    }
+    const std::string s = n.IsScalar() ? n.Scalar() : "";
+    if (s == "true") return true;
+    if (s == "false") return false;
+    error(n, field + key, "expected true or false, got \"" + s + "\"");
+    return std::nullopt;
+  }
+
+  std::vector<std::string> str_list(const YAML::Node& map, const std::string& key, const std::string& field) {
+    std::vector<std::string> out;
+    const YAML::Node n = map[key];
+    if (!n) return out;
+    if (!n.IsSequence()) {
+      error(n, field + key, "expected a list of strings");
+      return out;
+    }
+    for (const auto& item : n) {
+      if (!item.IsScalar() || item.Scalar().empty()) error(item, field + key, "expected a non-empty string");
+      else out.push_back(item.Scalar());
+    }
+    return out;
+  }
+
+  template <class E>
+  std::optional<E> choice(const YAML::Node& map, const std::string& key, const std::string& field, bool required,
+                          const std::vector<std::pair<std::string, E>>& options) {
+    auto s = str(map, key, field, required);
+    if (!s) return std::nullopt;
+    for (const auto& [name, v] : options)
+      if (*s == name) return v;
+    std::vector<std::string> names;
+    for (const auto& o : options) names.push_back(o.first);
+    error(map[key], field + key, "unknown value \"" + *s + "\" (expected one of: " + join(names) + ")");
+    return std::nullopt;
+  }
+
+  void check_id(const YAML::Node& map, const std::string& field, const std::string& id) {
+    static const std::regex kId("^[a-z0-9][a-z0-9.-]*$");
+    if (!std::regex_match(id, kId))
+      error(map["id"], field + "id", "ids are lowercase letters, digits, '.' and '-' (got \"" + id + "\")");
+  }
+
+  static bool parse_number(const std::string& s, double* out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v)) return false;
+    // strtod accepts hex and "inf"/"nan": data files must use plain decimal numbers.
+    for (char c : s)
+      if (std::isalpha(static_cast<unsigned char>(c)) && c != 'e' && c != 'E') return false;
+    *out = v;
+    return true;
+  }
+  static std::string fmt_num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+  }
+  static std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  }
+
+  const std::string& path() const { return path_; }
+  std::vector<InputError> errors;
+
+ private:
+  std::string path_;
+};
+
+// yaml-cpp parses recursively; refuse documents whose flow nesting or indentation depth could
+// exhaust the stack before handing them over.
+std::optional<std::pair<int, std::string>> too_deep(const std::string& text) {
+  int depth = 0, line = 1;
+  bool in_single = false, in_double = false, in_comment = false;
+  for (char c : text) {
+    if (c == '\n') {
+      ++line;
+      in_comment = false;
+      in_single = in_double = false;  // quoted scalars spanning lines are rare in catalogs
+      continue;
+    }
+    if (in_comment) continue;
+    if (in_double) { if (c == '"') in_double = false; continue; }
+    if (in_single) { if (c == '\'') in_single = false; continue; }
+    if (c == '#') in_comment = true;
+    else if (c == '"') in_double = true;
+    else if (c == '\'') in_single = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxYamlDepth) return std::make_pair(line, std::string("nesting deeper than ") + std::to_string(kMaxYamlDepth) + " levels");
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+  // Block-style nesting: each level needs more indentation; cap it.
+  line = 1;
+  int col = 0;
+  bool leading = true;
+  for (char c : text) {
+    if (c == '\n') { ++line; col = 0; leading = true; continue; }
+    if (leading && (c == ' ' || c == '-')) { ++col; continue; }
+    leading = false;
+    if (col > 4 * kMaxYamlDepth) return std::make_pair(line, std::string("indentation deeper than ") + std::to_string(4 * kMaxYamlDepth) + " columns");
+  }
+  return std::nullopt;
+}
+
+void parse_gpus(Reader& r, const YAML::Node& list, Catalog& out) {
+  if (!list.IsSequence()) {
+    r.error(list, "gpus", "expected a list of GPUs");
+    return;
+  }
+  std::set<std::string> seen;
+  int idx = 0;
+  for (const auto& n : list) {
+    const std::string f = "gpus[" + std::to_string(idx++) + "].";
+    if (!r.require_map(n, f.substr(0, f.size() - 1))) continue;
+    r.check_keys(n, f, {"id", "name", "vendor", "architecture", "form", "aliases", "memory_gib", "memory_bandwidth_gbps",
+                        "tflops", "tdp_watts", "interconnect", "ecc", "price_usd"});
+    Gpu g;
+    g.where = r.at(n);
+    g.id = r.str(n, "id", f, true).value_or("");
+    if (!g.id.empty()) {
+      r.check_id(n, f, g.id);
+      if (!seen.insert(g.id).second) r.error(n["id"], f + "id", "duplicate GPU id '" + g.id + "' in this file");
+    }
+    g.name = r.str(n, "name", f, true).value_or("");
+    g.vendor = r.choice<std::string>(n, "vendor", f, true, {{"nvidia", "nvidia"}, {"amd", "amd"}, {"intel", "intel"}}).value_or("");
+    g.architecture = r.str(n, "architecture", f, true).value_or("");
+    g.form = r.choice<GpuForm>(n, "form", f, true, {{"consumer", GpuForm::consumer}, {"workstation", GpuForm::workstation},
+                                                   {"datacentre", GpuForm::datacentre}}).value_or(GpuForm::datacentre);
+    g.aliases = r.str_list(n, "aliases", f);
+    if (auto v = r.num(n, "memory_gib", f, true, 0, true, 1e6)) g.memory_bytes = static_cast<std::uint64_t>(std::llround(*v * kGiB));
+    g.memory_bandwidth_gbps = r.num(n, "memory_bandwidth_gbps", f, true, 0, true, 1e6).value_or(0);
+    const YAML::Node tf = n["tflops"];
+    if (!tf) r.error(n, f + "tflops", "missing required key");
+    else if (r.require_map(tf, f + "tflops")) {
+      std::vector<std::string> keys;
+      for (int p = 0; p < kPeakPrecisionCount; ++p) keys.push_back(to_string(static_cast<PeakPrecision>(p)));
+      r.check_keys(tf, f + "tflops.", keys);
+      for (int p = 0; p < kPeakPrecisionCount; ++p)
+        g.dense_tflops[static_cast<std::size_t>(p)] = r.num(tf, keys[static_cast<std::size_t>(p)], f + "tflops.", false, 0, true, 1e6).value_or(0);
+    }
+    g.tdp_watts = r.num(n, "tdp_watts", f, true, 0, true, 1e5).value_or(0);
+    const YAML::Node ic = n["interconnect"];
+    if (!ic) r.error(n, f + "interconnect", "missing required key");
+    else if (r.require_map(ic, f + "interconnect")) {
+      r.check_keys(ic, f + "interconnect.", {"kind", "bandwidth_gbps"});
+      g.interconnect_kind = r.str(ic, "kind", f + "interconnect.", true).value_or("");
+      g.interconnect_gbps = r.num(ic, "bandwidth_gbps", f + "interconnect.", true, 0, true, 1e5).value_or(0);
+    }
+    g.ecc = r.boolean(n, "ecc", f, true).value_or(false);
+    g.price_usd = r.num(n, "price_usd", f, false, 0, true, 1e8);
+    out.gpus.push_back(std::move(g));
+  }
+}
+
+void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
+  if (!list.IsSequence()) {
+    r.error(list, "models", "expected a list of models");
+    return;
+  }
+  std::set<std::string> seen;
+  int idx = 0;
+  for (const auto& n : list) {
+    const std::string f = "models[" + std::to_string(idx++) + "].";
+    if (!r.require_map(n, f.substr(0, f.size() - 1))) continue;
+    r.check_keys(n, f, {"id", "name", "hf_id", "aliases", "family", "layers", "hidden_size", "intermediate_size",
+                        "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "mlp", "norm",
+                        "norms_per_layer", "qkv_bias", "o_bias", "mlp_bias", "learned_positions", "experts",
+                        "experts_per_token", "max_context", "params"});
+    ModelArch m;
+    m.id = r.str(n, "id", f, true).value_or("");
+    if (!m.id.empty()) {
+      r.check_id(n, f, m.id);
+      if (!seen.insert(m.id).second) r.error(n["id"], f + "id", "duplicate model id '" + m.id + "' in this file");
+    }
+    m.name = r.str(n, "name", f, true).value_or("");
+    m.hf_id = r.str(n, "hf_id", f, false).value_or("");
+    m.aliases = r.str_list(n, "aliases", f);
+    m.family = r.str(n, "family", f, true).value_or("");
+    constexpr std::int64_t kDim = 1 << 20;  // no real model has a dimension near a million
+    m.layers = static_cast<int>(r.integer(n, "layers", f, true, 1, 10000).value_or(0));
+    m.hidden_size = static_cast<int>(r.integer(n, "hidden_size", f, true, 1, kDim).value_or(0));
+    m.intermediate_size = static_cast<int>(r.integer(n, "intermediate_size", f, true, 1, kDim).value_or(0));
+    m.attention_heads = static_cast<int>(r.integer(n, "attention_heads", f, true, 1, 65536).value_or(0));
+    m.kv_heads = static_cast<int>(r.integer(n, "kv_heads", f, true, 1, 65536).value_or(0));
+    m.head_dim = static_cast<int>(r.integer(n, "head_dim", f, true, 1, 65536).value_or(0));
+    m.vocab_size = static_cast<int>(r.integer(n, "vocab_size", f, true, 1, 1 << 24).value_or(0));
+    m.tied_embeddings = r.boolean(n, "tied_embeddings", f, true).value_or(false);
+    m.mlp = r.choice<MlpKind>(n, "mlp", f, true, {{"gated", MlpKind::gated}, {"plain", MlpKind::plain}}).value_or(MlpKind::gated);
+    m.norm = r.choice<NormKind>(n, "norm", f, true, {{"rmsnorm", NormKind::rmsnorm}, {"layernorm", NormKind::layernorm}}).value_or(NormKind::rmsnorm);
+    m.norms_per_layer = static_cast<int>(r.integer(n, "norms_per_layer", f, false, 0, 16).value_or(2));
+    m.qkv_bias = r.boolean(n, "qkv_bias", f, false).value_or(false);
+    m.o_bias = r.boolean(n, "o_bias", f, false).value_or(false);
+    m.mlp_bias = r.boolean(n, "mlp_bias", f, false).value_or(false);
+    m.learned_positions = static_cast<int>(r.integer(n, "learned_positions", f, false, 0, 1 << 24).value_or(0));
+    m.experts = static_cast<int>(r.integer(n, "experts", f, false, 0, 4096).value_or(0));
+    m.experts_per_token = static_cast<int>(r.integer(n, "experts_per_token", f, m.experts > 0, 0, 4096).value_or(0));
+    m.max_context = r.integer(n, "max_context", f, true, 1, std::int64_t{1} << 30).value_or(0);
+    m.published_params = r.integer(n, "params", f, true, 1, std::int64_t{1} << 50).value_or(0);
+    if (m.kv_heads > 0 && m.attention_heads > 0 && m.attention_heads % m.kv_heads != 0)
+      r.error(n["kv_heads"], f + "kv_heads", "attention_heads must be a multiple of kv_heads");
+    if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
+      r.error(n["experts_per_token"] ? n["experts_per_token"] : n, f + "experts_per_token", "expected 1 to experts");
+    out.models.push_back(std::move(m));
+  }
+}
+
+void parse_offers(Reader& r, const YAML::Node& list, const std::string& f0, Provider& p, const Catalog& known,
+                  const Catalog& local) {
+  if (!list.IsSequence() || list.size() == 0) {
+    r.error(list, f0 + "offers", "expected a non-empty list of offers");
+    return;
+  }
+  std::set<std::string> seen;
+  int idx = 0;
+  for (const auto& n : list) {
+    const std::string f = f0 + "offers[" + std::to_string(idx++) + "].";
+    if (!r.require_map(n, f.substr(0, f.size() - 1))) continue;
+    r.check_keys(n, f, {"id", "gpu", "gpus", "region", "vcpus", "ram_gib", "on_demand_per_gpu_hour", "spot_per_gpu_hour",
+                        "reserved_1y_per_gpu_hour", "reserved_3y_per_gpu_hour", "spot_preemptions_per_hour",
+                        "interconnect_gbps", "network_gbps"});
+    Offer o;
+    o.where = r.at(n);
+    o.provider = p.id;
+    o.id = r.str(n, "id", f, true).value_or("");
+    if (!o.id.empty()) {
+      r.check_id(n, f, o.id);
+      if (!seen.insert(o.id).second) r.error(n["id"], f + "id", "duplicate offer id '" + o.id + "' in provider " + p.id);
+    }
+    if (auto g = r.str(n, "gpu", f, true)) {
+      auto hit = local.find_gpu(*g);
+      if (!hit.found) hit = known.find_gpu(*g);
+      if (hit.found) o.gpu = hit.found->id;
+      else r.error(n["gpu"], f + "gpu", lookup_failure("GPU", *g, hit));
+    }
+    o.gpus = static_cast<int>(r.integer(n, "gpus", f, true, 1, 1024).value_or(1));
+    o.region = r.str(n, "region", f, true).value_or("");
+    if (auto v = r.integer(n, "vcpus", f, false, 1, 1 << 20)) o.vcpus = static_cast<int>(*v);
+    o.ram_gib = r.num(n, "ram_gib", f, false, 0, true, 1e7);
+    const char* keys[kPricingCount] = {"on_demand_per_gpu_hour", "spot_per_gpu_hour", "reserved_1y_per_gpu_hour",
+                                       "reserved_3y_per_gpu_hour"};
+    bool any = false;
+    for (int i = 0; i < kPricingCount; ++i) {
+      o.per_gpu_hour[static_cast<std::size_t>(i)] = r.num(n, keys[i], f, false, 0, true, 1e7);
+      any = any || o.per_gpu_hour[static_cast<std::size_t>(i)].has_value();
+    }
+    if (!any) r.error(n, f + "on_demand_per_gpu_hour", "an offer needs at least one price (on-demand, spot or reserved)");
+    o.spot_preemptions_per_hour = r.num(n, "spot_preemptions_per_hour", f, false, 0, false, 1000);
+    if (o.spot_preemptions_per_hour && !o.price(Pricing::spot))
+      r.error(n["spot_preemptions_per_hour"], f + "spot_preemptions_per_hour", "given, but the offer has no spot price");
+    o.interconnect_gbps = r.num(n, "interconnect_gbps", f, false, 0, true, 1e6);
+    o.network_gbps = r.num(n, "network_gbps", f, false, 0, true, 1e6);
+    p.offers.push_back(std::move(o));
+  }
+}
+
+void parse_providers(Reader& r, const YAML::Node& list, Catalog& out, const Catalog& known) {
+  if (!list.IsSequence()) {
+    r.error(list, "providers", "expected a list of providers");
+    return;
+  }
+  static const std::regex kCurrency("^[A-Z]{3}$");
+  static const std::regex kDate("^[0-9]{4}-[0-9]{2}-[0-9]{2}$");
+  std::set<std::string> seen;
+  int idx = 0;
+  for (const auto& n : list) {
+    const std::string f = "providers[" + std::to_string(idx++) + "].";
+    if (!r.require_map(n, f.substr(0, f.size() - 1))) continue;
+    r.check_keys(n, f, {"id", "name", "currency", "prices_as_of", "source", "billing_increment_seconds",
+                        "minimum_billed_seconds", "startup_seconds", "storage_per_gb_month", "egress_per_gb", "tax_rate",
+                        "offers"});
+    Provider p;
+    p.where = r.at(n);
+    p.id = r.str(n, "id", f, true).value_or("");
+    if (!p.id.empty()) {
+      r.check_id(n, f, p.id);
+      if (!seen.insert(p.id).second) r.error(n["id"], f + "id", "duplicate provider id '" + p.id + "' in this file");
+    }
+    p.name = r.str(n, "name", f, true).value_or("");
+    p.currency = r.str(n, "currency", f, true).value_or("");
+    if (!p.currency.empty() && !std::regex_match(p.currency, kCurrency))
+      r.error(n["currency"], f + "currency", "expected an ISO 4217 code such as USD or INR, got \"" + p.currency + "\"");
+    p.prices_as_of = r.str(n, "prices_as_of", f, true).value_or("");
+    if (!p.prices_as_of.empty() && !std::regex_match(p.prices_as_of, kDate))
+      r.error(n["prices_as_of"], f + "prices_as_of", "expected a date YYYY-MM-DD, got \"" + p.prices_as_of + "\"");
+    p.source = r.str(n, "source", f, true).value_or("");
+    p.billing_increment_seconds = static_cast<int>(r.integer(n, "billing_increment_seconds", f, true, 1, 31 * 86400).value_or(1));
+    p.minimum_billed_seconds = static_cast<int>(r.integer(n, "minimum_billed_seconds", f, false, 0, 31 * 86400).value_or(0));
+    p.startup_seconds = r.num(n, "startup_seconds", f, false, 0, false, 86400);
+    p.storage_per_gb_month = r.num(n, "storage_per_gb_month", f, false, 0, false, 1e6);
+    p.egress_per_gb = r.num(n, "egress_per_gb", f, false, 0, false, 1e6);
+    p.tax_rate = r.num(n, "tax_rate", f, false, 0, false, 1.0);
+    const YAML::Node offers = n["offers"];
+    if (!offers) r.error(n, f + "offers", "missing required key");
+    else parse_offers(r, offers, f, p, known, out);
+    out.providers.push_back(std::move(p));
+  }
+}
+
+void parse_fx(Reader& r, const YAML::Node& n, Catalog& out) {
+  if (!r.require_map(n, "fx")) return;
+  r.check_keys(n, "fx.", {"as_of", "base", "rates"});
+  out.fx.where = r.at(n);
+  out.fx.as_of = r.str(n, "as_of", "fx.", true).value_or("");
+  out.fx.base = r.str(n, "base", "fx.", true).value_or("USD");
+  const YAML::Node rates = n["rates"];
+  if (!rates) {
+    r.error(n, "fx.rates", "missing required key");
+    return;
+  }
+  if (!r.require_map(rates, "fx.rates")) return;
+  static const std::regex kCurrency("^[A-Z]{3}$");
+  for (const auto& kv : rates) {
+    const std::string code = kv.first.Scalar();
+    if (!std::regex_match(code, kCurrency)) {
+      r.error(kv.first, "fx.rates." + code, "expected an ISO 4217 currency code");
+      continue;
+    }
+    if (auto v = r.num(rates, code, "fx.rates.", true, 0, true, 1e9)) out.fx.per_base[code] = *v;
+  }
+}
+
+}  // namespace
+
+CatalogLoad parse_catalog_yaml(const std::string& text, const std::string& path, const Catalog& known) {
+  CatalogLoad result;
+  Reader r(path);
+  if (auto deep = too_deep(text)) {
+    result.errors.emplace_back(SourceLocation{path, deep->first, 0}, "", deep->second + " (limit for catalog files)");
+    return result;
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    result.errors.emplace_back(SourceLocation{path, e.mark.line >= 0 ? e.mark.line + 1 : 0, e.mark.column >= 0 ? e.mark.column + 1 : 0},
+                               "", "invalid YAML: " + e.msg);
+    return result;
+  }
+  if (!root || root.IsNull()) {
+    result.errors.emplace_back(SourceLocation{path, 1, 1}, "", "empty catalog file (expected gpus:, models:, providers: or fx:)");
+    return result;
+  }
+  if (!root.IsMap()) {
+    result.errors.emplace_back(r.at(root), "", "expected a mapping with gpus:, models:, providers: or fx: at the top level");
+    return result;
+  }
+  try {
+    r.check_keys(root, "", {"schema_version", "gpus", "models", "providers", "fx"});
+    if (root["schema_version"]) {
+      auto v = r.integer(root, "schema_version", "", false, 1, 1000);
+      if (v && *v != 1) r.error(root["schema_version"], "schema_version", "unsupported schema version (this gpuplan reads 1)");
+    }
+    if (root["gpus"]) parse_gpus(r, root["gpus"], result.catalog);
+    if (root["models"]) parse_models(r, root["models"], result.catalog);
+    if (root["providers"]) parse_providers(r, root["providers"], result.catalog, known);
+    if (root["fx"]) parse_fx(r, root["fx"], result.catalog);
+  } catch (const YAML::Exception& e) {
+    r.errors.emplace_back(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "", std::string("malformed YAML: ") + e.msg);
+  }
+  result.errors = std::move(r.errors);
+  return result;
+}
+
+Catalog load_catalog_file(const std::string& path, const Catalog& known) {
+  CatalogLoad load = parse_catalog_yaml(read_file(path), path, known);
+  if (!load.errors.empty()) throw InputErrors(std::move(load.errors));
+  return std::move(load.catalog);
+}
+
+}  // namespace gpuplan::io

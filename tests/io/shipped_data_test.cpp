@@ -1,0 +1,88 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "gpuplan/name_match.hpp"
+#include "io/shipped_data.hpp"
+
+using namespace gpuplan;
+
+namespace {
+const Catalog& shipped() {
+  static const Catalog c = io::load_data_dir(GPUPLAN_TEST_DATA_DIR);
+  return c;
+}
+}  // namespace
+
+TEST_CASE("the shipped data loads and the embedded copy matches it", "[data]") {
+  const Catalog& disk = shipped();
+  const Catalog embedded = io::load_shipped_catalog();
+  CHECK(disk.gpus.size() >= 20);
+  CHECK(disk.models.size() >= 25);
+  CHECK(disk.providers.size() >= 5);
+  CHECK(embedded.gpus.size() == disk.gpus.size());
+  CHECK(embedded.models.size() == disk.models.size());
+  CHECK(embedded.offer_count() == disk.offer_count());
+}
+
+TEST_CASE("every shipped model counts to its published parameter total", "[data][model]") {
+  for (const auto& m : shipped().models) {
+    INFO(m.id);
+    const double computed = count_params(m).total();
+    const double published = static_cast<double>(m.published_params);
+    // A published figure that is not a round number is an exact count and must match exactly;
+    // a rounded one (…000000) must match within 0.1%.
+    if (m.published_params % 1000000 != 0) CHECK(computed == published);
+    else CHECK(std::fabs(computed - published) / published <= 0.001);
+  }
+}
+
+TEST_CASE("the GPUs and models the product promises are there", "[data]") {
+  for (const char* id : {"rtx-3060-12gb", "rtx-3090", "rtx-4090", "rtx-5090", "rtx-4000-ada", "rtx-6000-ada", "l4", "l40s",
+                         "a10g", "t4", "a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "h100-pcie", "h100-sxm", "h200",
+                         "b200", "mi250x", "mi300x", "mi325x"}) {
+    INFO(id);
+    CHECK(shipped().find_gpu(id).found != nullptr);
+  }
+  for (const char* id : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+                         "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mixtral-8x7b", "qwen2.5-0.5b", "qwen2.5-1.5b",
+                         "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b", "phi-3-mini", "phi-4-mini",
+                         "gemma-2-2b", "gemma-2-9b", "gemma-2-27b", "falcon-7b", "gpt2"}) {
+    INFO(id);
+    CHECK(shipped().find_model(id).found != nullptr);
+  }
+  CHECK(shipped().find_model("meta-llama/Llama-3.1-8B").found->id == "llama-3.1-8b");
+  CHECK(shipped().find_gpu("H100").found->id == "h100-sxm");
+  CHECK(shipped().find_gpu("RTX 4090").found->id == "rtx-4090");
+}
+
+TEST_CASE("the seeds' DigitalOcean prices are in the sheet", "[data]") {
+  auto hit = shipped().find_provider("digitalocean");
+  REQUIRE(hit.found);
+  auto price = [&](const std::string& gpu, int gpus, Pricing p) -> double {
+    for (const auto& o : hit.found->offers)
+      if (o.gpu == gpu && o.gpus == gpus && o.price(p)) return *o.price(p);
+    return -1;
+  };
+  CHECK(price("h100-sxm", 8, Pricing::reserved_1y) == Approx(1.99));
+  CHECK(price("mi325x", 8, Pricing::reserved_1y) == Approx(1.69));
+  CHECK(price("mi300x", 8, Pricing::reserved_1y) == Approx(1.49));
+  CHECK(price("rtx-4000-ada", 1, Pricing::on_demand) == Approx(0.76));
+  CHECK(price("rtx-6000-ada", 1, Pricing::on_demand) == Approx(1.57));
+  CHECK(price("l40s", 1, Pricing::on_demand) == Approx(1.57));
+  CHECK(price("mi300x", 1, Pricing::on_demand) == Approx(1.99));
+  CHECK(price("h100-sxm", 1, Pricing::on_demand) == Approx(3.39));
+}
+
+TEST_CASE("aliases are unambiguous except where meant to be", "[data]") {
+  std::map<std::string, std::set<std::string>> owners;
+  for (const auto& g : shipped().gpus)
+    for (const auto& a : g.aliases) owners[normalise_name(a)].insert(g.id);
+  for (const auto& [alias, ids] : owners) {
+    INFO(alias);
+    if (alias == "v100") CHECK(ids.size() == 2);
+    else CHECK(ids.size() == 1);
+  }
+}
