@@ -12,6 +12,7 @@ namespace gpuplan::cli {
 
 void setup_catalog(CLI::App& app) {
   auto* cmd = app.add_subcommand("catalog", "Check catalog files");
+  cmd->footer("Example:\n  gpuplan catalog validate my-gpus.yaml my-prices.yaml");
   cmd->require_subcommand(1);
   auto files = std::make_shared<std::vector<std::string>>();
   auto* validate = cmd->add_subcommand("validate", "Report every problem in catalog files, with file and line");

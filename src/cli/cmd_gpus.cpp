@@ -35,6 +35,7 @@ const Gpu& resolve_gpu(const std::string& name) {
 
 void setup_gpus(CLI::App& app) {
   auto* cmd = app.add_subcommand("gpus", "List or show the GPUs in the loaded catalogs");
+  cmd->footer("Examples:\n  gpuplan gpus list --format csv\n  gpuplan gpus show \"RTX 4090\"\n  gpuplan gpus show h100 --format json");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every GPU");
   add_common_options(*list);

@@ -28,6 +28,7 @@ io::Table model_table(const std::vector<const ModelArch*>& models) {
 
 void setup_models(CLI::App& app) {
   auto* cmd = app.add_subcommand("models", "List or show model architectures");
+  cmd->footer("Examples:\n  gpuplan models list\n  gpuplan models show meta-llama/Llama-3.1-8B\n  gpuplan models show --model-config ./config.json --format json");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every model in the loaded catalogs");
   add_common_options(*list);

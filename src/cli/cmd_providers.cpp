@@ -10,6 +10,7 @@ namespace gpuplan::cli {
 
 void setup_providers(CLI::App& app) {
   auto* cmd = app.add_subcommand("providers", "List providers or show one price sheet");
+  cmd->footer("Examples:\n  gpuplan providers list\n  gpuplan providers show digitalocean --format markdown");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every provider");
   add_common_options(*list);
