@@ -36,6 +36,22 @@ double optimizer_bytes_per_param(Optimizer o) {
   return 8;
 }
 
+// Sums `per_matrix` over every LoRA-targeted projection of every layer (each expert's MLP too).
+template <class PerMatrix>
+double sum_over_lora_targets(const ModelArch& m, const Workload& w, PerMatrix per_matrix) {
+  const LayerShapes s = layer_shapes(m);
+  const double experts = m.experts > 0 ? m.experts : 1;
+  double per_layer = 0;
+  if (w.lora_targets & kLoraQ) per_layer += per_matrix(s.q);
+  if (w.lora_targets & kLoraK) per_layer += per_matrix(s.k);
+  if (w.lora_targets & kLoraV) per_layer += per_matrix(s.v);
+  if (w.lora_targets & kLoraO) per_layer += per_matrix(s.o);
+  if ((w.lora_targets & kLoraGate) && s.gate.in) per_layer += experts * per_matrix(s.gate);
+  if (w.lora_targets & kLoraUp) per_layer += experts * per_matrix(s.up);
+  if (w.lora_targets & kLoraDown) per_layer += experts * per_matrix(s.down);
+  return per_layer * m.layers;
+}
+
 // Adafactor (no momentum, the Hugging Face default) keeps a row and a column statistic per
 // matrix and a full second moment for vectors.
 double adafactor_elems(const ModelArch& m, const Workload& w, const ParamCounts& pc) {
@@ -44,16 +60,8 @@ double adafactor_elems(const ModelArch& m, const Workload& w, const ParamCounts&
   const double experts = m.experts > 0 ? m.experts : 1;
   if (w.method == Method::lora || w.method == Method::qlora) {
     const double r = w.lora_rank;
-    auto ad = [&](LinearShape l) { return (r + l.in) + (l.out + r); };
-    double per_layer = 0;
-    if (w.lora_targets & kLoraQ) per_layer += ad(s.q);
-    if (w.lora_targets & kLoraK) per_layer += ad(s.k);
-    if (w.lora_targets & kLoraV) per_layer += ad(s.v);
-    if (w.lora_targets & kLoraO) per_layer += ad(s.o);
-    if ((w.lora_targets & kLoraGate) && s.gate.in) per_layer += experts * ad(s.gate);
-    if (w.lora_targets & kLoraUp) per_layer += experts * ad(s.up);
-    if (w.lora_targets & kLoraDown) per_layer += experts * ad(s.down);
-    return per_layer * m.layers;
+    // Each adapter pair is an (in x r) and an (r x out) matrix.
+    return sum_over_lora_targets(m, w, [&](LinearShape l) { return (r + l.in) + (l.out + r); });
   }
   const double per_layer = fact(s.q) + fact(s.k) + fact(s.v) + fact(s.o) +
                            experts * ((s.gate.in ? fact(s.gate) : 0) + fact(s.up) + fact(s.down));
@@ -66,19 +74,8 @@ double adafactor_elems(const ModelArch& m, const Workload& w, const ParamCounts&
 }
 
 double lora_adapter_params(const ModelArch& m, const Workload& w) {
-  const LayerShapes s = layer_shapes(m);
   const double r = w.lora_rank;
-  const double experts = m.experts > 0 ? m.experts : 1;
-  auto ad = [&](LinearShape l) { return r * (static_cast<double>(l.in) + l.out); };
-  double per_layer = 0;
-  if (w.lora_targets & kLoraQ) per_layer += ad(s.q);
-  if (w.lora_targets & kLoraK) per_layer += ad(s.k);
-  if (w.lora_targets & kLoraV) per_layer += ad(s.v);
-  if (w.lora_targets & kLoraO) per_layer += ad(s.o);
-  if ((w.lora_targets & kLoraGate) && s.gate.in) per_layer += experts * ad(s.gate);
-  if (w.lora_targets & kLoraUp) per_layer += experts * ad(s.up);
-  if (w.lora_targets & kLoraDown) per_layer += experts * ad(s.down);
-  return per_layer * m.layers;
+  return sum_over_lora_targets(m, w, [&](LinearShape l) { return r * (static_cast<double>(l.in) + l.out); });
 }
 
 double per_layer_params(const ParamCounts& pc, const ModelArch& m) {

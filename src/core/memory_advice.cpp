@@ -1,5 +1,6 @@
 #include "gpuplan/memory_advice.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace gpuplan {
@@ -73,6 +74,18 @@ std::vector<MemoryAdvice> advise_memory(const ModelArch& m, const ParamCounts& p
     Workload alt = w;
     alt.seq_len = seq;
     add("--seq-len " + std::to_string(seq), "the longest sequence that fits at this micro-batch", alt);
+  }
+  // When no single change is enough, checkpointing first and each other change on top of it:
+  // large jobs usually need two.
+  const bool none_fits = std::none_of(out.begin(), out.end(), [](const MemoryAdvice& a) { return a.fits; });
+  if (none_fits && w.checkpointing != Checkpointing::full) {
+    Workload ck = w;
+    ck.checkpointing = Checkpointing::full;
+    for (auto& a : advise_memory(m, pc, ck, capacity)) {
+      a.change = "--checkpointing full " + a.change;
+      a.explanation = "with checkpointing: " + a.explanation;
+      out.push_back(std::move(a));
+    }
   }
   return out;
 }

@@ -1,24 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include "core/test_models.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
 
 using namespace gpuplan;
 
 namespace {
-ModelArch llama8b() {
-  ModelArch m;
-  m.id = "llama-3.1-8b";
-  m.layers = 32;
-  m.hidden_size = 4096;
-  m.intermediate_size = 14336;
-  m.attention_heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.vocab_size = 128256;
-  m.max_context = 131072;
-  return m;
-}
+ModelArch llama8b() { return testing::llama31_8b(); }
 ModelArch gpt3_175b() {
   ModelArch m;
   m.layers = 96;

@@ -1,22 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include "core/test_models.hpp"
 #include "gpuplan/model.hpp"
 
 using namespace gpuplan;
 
 namespace {
-ModelArch llama31_8b() {
-  ModelArch m;
-  m.id = "llama-3.1-8b";
-  m.layers = 32;
-  m.hidden_size = 4096;
-  m.intermediate_size = 14336;
-  m.attention_heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.vocab_size = 128256;
-  return m;
-}
+ModelArch llama31_8b() { return testing::llama31_8b(); }
 }  // namespace
 
 TEST_CASE("Llama 3.1 8B counts to its published total", "[model]") {
