@@ -28,8 +28,15 @@ class Reader {
 
   // Unknown keys are errors: a typo must not pass silently.
   void check_keys(const YAML::Node& map, const std::string& prefix, const std::vector<std::string>& allowed) {
+    std::set<std::string> seen;
     for (const auto& kv : map) {
       const std::string key = kv.first.Scalar();
+      // yaml-cpp keeps the first of two equal keys; a repeated key is almost always an edit
+      // that was meant to replace the first, so refuse it rather than guess.
+      if (!seen.insert(key).second) {
+        error(kv.first, prefix + key, "duplicate key in this mapping");
+        continue;
+      }
       bool ok = false;
       for (const auto& a : allowed) ok = ok || a == key;
       if (ok) continue;
@@ -217,6 +224,15 @@ std::optional<std::pair<int, std::string>> too_deep(const std::string& text) {
   return std::nullopt;
 }
 
+// "2026-02-30" has the right shape but is no date.
+bool is_calendar_date(const std::string& ymd) {
+  const int y = std::stoi(ymd.substr(0, 4)), m = std::stoi(ymd.substr(5, 2)), d = std::stoi(ymd.substr(8, 2));
+  if (m < 1 || m > 12 || d < 1) return false;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return d <= kDays[m - 1] + (m == 2 && leap ? 1 : 0);
+}
+
 void parse_gpus(Reader& r, const YAML::Node& list, Catalog& out) {
   if (!list.IsSequence()) {
     r.error(list, "gpus", "expected a list of GPUs");
@@ -395,8 +411,8 @@ void parse_providers(Reader& r, const YAML::Node& list, Catalog& out, const Cata
     if (!p.currency.empty() && !std::regex_match(p.currency, kCurrency))
       r.error(n["currency"], f + "currency", "expected an ISO 4217 code such as USD or INR, got \"" + p.currency + "\"");
     p.prices_as_of = r.str(n, "prices_as_of", f, true).value_or("");
-    if (!p.prices_as_of.empty() && !std::regex_match(p.prices_as_of, kDate))
-      r.error(n["prices_as_of"], f + "prices_as_of", "expected a date YYYY-MM-DD, got \"" + p.prices_as_of + "\"");
+    if (!p.prices_as_of.empty() && (!std::regex_match(p.prices_as_of, kDate) || !is_calendar_date(p.prices_as_of)))
+      r.error(n["prices_as_of"], f + "prices_as_of", "expected a calendar date YYYY-MM-DD, got \"" + p.prices_as_of + "\"");
     p.source = r.str(n, "source", f, true).value_or("");
     p.billing_increment_seconds = static_cast<int>(r.integer(n, "billing_increment_seconds", f, true, 1, 31 * 86400).value_or(1));
     p.minimum_billed_seconds = static_cast<int>(r.integer(n, "minimum_billed_seconds", f, false, 0, 31 * 86400).value_or(0));

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Regenerates the bad-input files under files/ (text and binary). Run from anywhere:
+   python3 tests/bad-inputs/gen.py
+The files are committed; the runner does not need this script."""
+import json, os, struct
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "files")
+os.makedirs(OUT, exist_ok=True)
+
+GPU = """gpus:
+  - id: card
+    name: Card
+    vendor: nvidia
+    architecture: ada
+    form: consumer
+    memory_gib: 24
+    memory_bandwidth_gbps: 1008
+    tflops:
+      fp32: 82.6
+      bf16: 165.2
+    tdp_watts: 450
+    interconnect:
+      kind: pcie4
+      bandwidth_gbps: 32
+    ecc: false
+"""
+
+PROVIDER = """providers:
+  - id: cloud
+    name: Cloud
+    currency: USD
+    prices_as_of: 2026-01-15
+    source: https://example.com/prices
+    billing_increment_seconds: 1
+    offers:
+      - id: x1
+        gpu: rtx-4090
+        gpus: 1
+        region: any
+        on_demand_per_gpu_hour: 0.69
+"""
+
+MODEL = """models:
+  - id: tiny
+    name: Tiny
+    family: llama
+    layers: 32
+    hidden_size: 4096
+    intermediate_size: 14336
+    attention_heads: 32
+    kv_heads: 8
+    head_dim: 128
+    vocab_size: 128256
+    tied_embeddings: false
+    mlp: gated
+    norm: rmsnorm
+    max_context: 131072
+    params: 8030261248
+"""
+
+def w(name, data):
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(os.path.join(OUT, name), mode) as f:
+        f.write(data)
+
+def sub(text, old, new):
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+# --- YAML catalogs -------------------------------------------------------
+w("truncated.yaml", GPU[: GPU.index("    tflops:") + len("    tflops:\n      fp32: [82.6, ")])
+w("truncated-midkey.yaml", GPU[: GPU.index("memory_gib") + len("memory_gi")])
+w("truncated-flow.yaml", GPU[: GPU.index("    tflops:")] + "    tflops: {fp32: 82.6, bf16: 16")
+w("truncated-quote.yaml", sub(GPU, "name: Card", 'name: "Card'))
+w("string-for-number.yaml", sub(GPU, "memory_gib: 24", "memory_gib: twenty-four"))
+w("list-for-map.yaml", sub(GPU, "    tflops:\n      fp32: 82.6\n      bf16: 165.2\n", "    tflops: [82.6, 165.2]\n"))
+w("map-for-list.yaml", "gpus:\n  id: card\n  name: Card\n")
+w("unknown-key-gpu.yaml", sub(GPU, "    ecc: false\n", "    ecc: false\n    colour: green\n"))
+w("unknown-key-tflops.yaml", sub(GPU, "      bf16: 165.2\n", "      bf16: 165.2\n      fp4: 400\n"))
+w("unknown-key-interconnect.yaml", sub(GPU, "      bandwidth_gbps: 32\n", "      bandwidth_gbps: 32\n      lanes: 16\n"))
+w("unknown-key-provider.yaml", sub(PROVIDER, "    source: https", "    website: https://example.com\n    source: https"))
+w("unknown-key-offer.yaml", sub(PROVIDER, "        region: any\n", "        region: any\n        on_demand_per_hour: 0.69\n"))
+w("unknown-key-model.yaml", sub(MODEL, "    norm: rmsnorm\n", "    norm: rmsnorm\n    rope_theta: 500000\n"))
+w("unknown-key-fx.yaml", "fx:\n  as_of: 2026-02-05\n  base: USD\n  rate:\n    INR: 90.3957\n")
+w("unknown-key-top.yaml", GPU + "gpu_list:\n  - id: other\n")
+w("duplicate-gpu-id.yaml", GPU + GPU[len("gpus:\n"):])
+w("duplicate-offer-id.yaml", PROVIDER + "      - {id: x1, gpu: rtx-4090, gpus: 1, region: eu, on_demand_per_gpu_hour: 0.79}\n")
+w("duplicate-model-id.yaml", MODEL + MODEL[len("models:\n"):])
+w("duplicate-key.yaml", sub(GPU, "    memory_gib: 24\n", "    memory_gib: 24\n    memory_gib: 48\n"))
+w("unknown-gpu-in-offer.yaml", sub(PROVIDER, "gpu: rtx-4090", "gpu: rtx-4099"))
+w("negative-price.yaml", sub(PROVIDER, "on_demand_per_gpu_hour: 0.69", "on_demand_per_gpu_hour: -0.69"))
+w("zero-price.yaml", sub(PROVIDER, "on_demand_per_gpu_hour: 0.69", "on_demand_per_gpu_hour: 0"))
+w("negative-memory.yaml", sub(GPU, "memory_gib: 24", "memory_gib: -24"))
+w("zero-memory.yaml", sub(GPU, "memory_gib: 24", "memory_gib: 0"))
+w("nan-value.yaml", sub(GPU, "memory_bandwidth_gbps: 1008", "memory_bandwidth_gbps: .nan"))
+w("inf-value.yaml", sub(GPU, "      fp32: 82.6", "      fp32: .inf"))
+w("hex-number.yaml", sub(GPU, "tdp_watts: 450", "tdp_watts: 0x1c2"))
+w("no-offers.yaml", sub(PROVIDER, PROVIDER[PROVIDER.index("    offers:"):], "    offers: []\n"))
+w("missing-offers.yaml", PROVIDER[: PROVIDER.index("    offers:")])
+w("offer-no-price.yaml", PROVIDER.replace("        on_demand_per_gpu_hour: 0.69\n", ""))
+w("bad-currency.yaml", sub(PROVIDER, "currency: USD", "currency: DOLLARS"))
+w("bad-date.yaml", sub(PROVIDER, "prices_as_of: 2026-01-15", "prices_as_of: 2026-13-45"))
+w("bad-date-format.yaml", sub(PROVIDER, "prices_as_of: 2026-01-15", "prices_as_of: 15/01/2026"))
+w("bad-date-feb30.yaml", sub(PROVIDER, "prices_as_of: 2026-01-15", "prices_as_of: 2026-02-30"))
+w("kv-heads-not-dividing.yaml", sub(MODEL, "kv_heads: 8", "kv_heads: 5"))
+w("moe-missing-experts-per-token.yaml", sub(MODEL, "    max_context:", "    experts: 8\n    max_context:"))
+w("bad-id.yaml", sub(GPU, "id: card", "id: My_Card"))
+w("missing-required.yaml", GPU.replace("    tdp_watts: 450\n", ""))
+w("empty.yaml", "")
+w("only-comment.yaml", "# nothing here\n")
+w("binary-garbage.yaml", bytes(range(256)) * 2)
+w("deep-flow.yaml", "gpus: " + "[" * 5000 + "\n")
+w("deep-flow-map.yaml", "gpus: " + "{a: " * 5000 + "\n")
+w("tab-indent.yaml", sub(GPU, "    name: Card", "\tname: Card"))
+w("scalar-top.yaml", "just a string\n")
+
+# --- Hugging Face config.json ---------------------------------------------
+CFG = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
+       "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+       "vocab_size": 128256, "max_position_embeddings": 131072}
+def cfg(name, **changes):
+    d = dict(CFG)
+    for k, v in changes.items():
+        if v is None:
+            d.pop(k)
+        else:
+            d[k] = v
+    w(name, json.dumps(d, indent=2) + "\n")
+cfg("config-missing-hidden-size.json", hidden_size=None)
+cfg("config-unsupported-type.json", model_type="bert")
+cfg("config-string-number.json", num_hidden_layers="32")
+cfg("config-negative.json", vocab_size=-1)
+cfg("config-kv-not-dividing.json", num_key_value_heads=5)
+w("config-invalid.json", json.dumps(CFG, indent=2)[:-3] + ",\n}\n")
+w("config-empty.json", "")
+w("config-array.json", "[1, 2, 3]\n")
+
+# --- safetensors ----------------------------------------------------------
+def st(header):
+    h = json.dumps(header).encode()
+    return struct.pack("<Q", len(h)) + h
+good = {"w": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 8]}}
+w("st-header-too-long.safetensors", struct.pack("<Q", 1 << 20) + b'{"w":')
+w("st-lying-offsets.safetensors",
+  st({"w": {"dtype": "F16", "shape": [2, 2], "data_offsets": [0, 4096]}}) + b"\0" * 8)
+w("st-shape-mismatch.safetensors",
+  st({"w": {"dtype": "F16", "shape": [4, 4], "data_offsets": [0, 8]}}) + b"\0" * 8)
+w("st-3-bytes.safetensors", b"\x01\x02\x03")
+w("st-bad-json.safetensors", struct.pack("<Q", 10) + b"{not json}")
+w("st-huge-header.safetensors", struct.pack("<Q", 200 * 1000 * 1000) + b"{}")
+w("st-empty.safetensors", b"")
