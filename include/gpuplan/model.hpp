@@ -31,6 +31,7 @@ struct ModelArch {
   bool mlp_bias = false;
   int learned_positions = 0;       // rows of a learned position embedding (GPT-2: 1024)
   int experts = 0;                 // 0 = dense
+  bool causal_lm = true;           // false: an encoder with a small classification head (no vocab logits)
   int experts_per_token = 0;
   std::int64_t max_context = 0;    // tokens
   std::int64_t published_params = 0;  // the figure the catalog cites; 0 when unknown

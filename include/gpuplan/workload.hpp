@@ -51,6 +51,10 @@ struct Workload {
   Checkpointing checkpointing = Checkpointing::none;
   Loss loss = Loss::standard;             // standard: fp32 upcast + log-softmax of all logits
   bool optimizer_in_backward = false;     // gradients applied as produced (never all resident)
+  bool dropout = false;                   // dropout > 0 in the model keeps masks and dropped copies
+  // torch.autocast over fp32 weights (Hugging Face Trainer fp16/bf16, accelerate): fp32 weights
+  // and gradients, no separate master copy, plus the 16-bit weight copies cached in forward.
+  bool autocast = false;
   int gpus = 1;
   Sharding sharding = Sharding::ddp;
   Offload offload = Offload::none;

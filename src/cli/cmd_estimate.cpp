@@ -23,7 +23,7 @@ struct EstimateFlags {
   std::string micro_batch = "1", seq_len, overhead, fragmentation;  // seq_len "" = min(2048, max context)
   int lora_rank = 16, trainable_layers = 0, gpus = 1, tensor_parallel = 1;
   bool pure_bf16 = false, double_quant = false, lora_dropout = false, train_embeddings = false;
-  bool optimizer_in_backward = false, allow_long_context = false;
+  bool optimizer_in_backward = false, allow_long_context = false, dropout = false, autocast = false;
   std::vector<std::string> gpu_names;
 };
 
@@ -71,6 +71,8 @@ Workload build_workload(const EstimateFlags& f, const ModelArch& m) {
   w.lora_dropout = f.lora_dropout;
   w.train_embeddings = f.train_embeddings;
   w.optimizer_in_backward = f.optimizer_in_backward;
+  w.dropout = f.dropout;
+  w.autocast = f.autocast;
   w.trainable_layers = f.trainable_layers;
   if (!f.overhead.empty()) {
     auto b = parse_bytes(f.overhead);
@@ -233,6 +235,8 @@ void setup_estimate(CLI::App& app) {
   cmd->add_flag("--double-quant", f->double_quant, "QLoRA double quantisation of the absmax constants");
   cmd->add_option("--optimizer", f->optimizer, "adamw | adamw-8bit | paged-adamw-8bit | sgd | sgd-momentum | adafactor | lion")->capture_default_str();
   cmd->add_flag("--optimizer-in-backward", f->optimizer_in_backward, "Apply each gradient as it is produced (torchtune optimizer_in_bwd)");
+  cmd->add_flag("--autocast", f->autocast, "torch.autocast over fp32 weights (HF Trainer fp16/bf16): fp32 weights and grads, no master copy");
+  cmd->add_flag("--dropout", f->dropout, "The model trains with dropout > 0 (masks and dropped copies are kept)");
   cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank r")->capture_default_str();
   cmd->add_option("--lora-targets", f->lora_targets, "q,k,v,o,gate,up,down or all-linear")->capture_default_str();
   cmd->add_flag("--lora-dropout", f->lora_dropout, "LoRA dropout > 0 (keeps a dropped copy of each target's input)");

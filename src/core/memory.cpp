@@ -6,6 +6,8 @@
 namespace gpuplan {
 namespace {
 
+bool training_method(Method m) { return m != Method::inference; }
+
 double activation_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
 
 double native_weight_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
@@ -108,7 +110,10 @@ double layer_activation_bytes_per_token(const ModelArch& m, const Workload& w, d
   // eager also keeps the s x s probabilities in fp32 (softmax) and 16-bit (matmul input), and
   // under GQA the repeat_kv copies of k and v at full head count.
   if (w.attention == Attention::eager && w.checkpointing != Checkpointing::selective) {
-    bytes += e * 3 * q + e * q + a * seq_len * (4.0 + e);
+    // fp32 softmax output, its cast to the activation dtype (none in fp32), and under dropout
+    // a 1-byte mask plus the dropped copy that feeds the matmul with V.
+    const double per_score = 4.0 + (e < 4 ? e : 0) + (w.dropout ? 1.0 + e : 0);
+    bytes += e * 3 * q + e * q + a * seq_len * per_score;
   } else {
     bytes += e * (q + 2 * kv) + e * q + 4.0 * a;
   }
@@ -116,6 +121,9 @@ double layer_activation_bytes_per_token(const ModelArch& m, const Workload& w, d
   // input); plain keeps fc1 output (act input) and act output (down input).
   if (m.mlp == MlpKind::gated) bytes += e * i * 3 + (saves_input(kLoraDown) ? e * i : 0);
   else bytes += e * i + (saves_input(kLoraDown) ? e * i : 0);
+  // Dropout after attention and after the MLP (and on the MLP hidden state in some models)
+  // keeps 1-byte masks.
+  if (w.dropout) bytes += 2.0 * h;
   // MoE: each token's activations go through experts_per_token experts.
   if (m.experts > 0) {
     const double mlp_part = (m.mlp == MlpKind::gated ? 4 : 2) * e * i;
@@ -230,6 +238,9 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     weights = pc.linear_weights * bytes_per_weight(f, w.double_quant) + non_linear * 2.0;  // 16-bit rest
   } else if (w.method == Method::inference && w.weight_format != WeightFormat::native) {
     weights = pc.linear_weights * bytes_per_weight(w.weight_format, w.double_quant) + non_linear * 2.0;
+  } else if (w.autocast && training_method(w.method)) {
+    // fp32 parameters plus the 16-bit copies autocast caches for the forward pass.
+    weights = pc.total() * 4.0 + (w.precision == Precision::fp32 ? 0.0 : pc.linear_weights * 2.0);
   } else {
     weights = pc.total() * native_weight_bytes(w.precision);
   }
@@ -249,7 +260,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
 
   if (training) {
     // --- adapters (LoRA weights, fp32: PEFT casts adapters up by default) ---------------------
-    const double grad_bytes = lora ? 4.0 : (w.precision == Precision::fp32 ? 4.0 : 2.0);
+    const double grad_bytes = (lora || w.autocast) ? 4.0 : (w.precision == Precision::fp32 ? 4.0 : 2.0);
     if (lora) r[MemComponent::adapters] = trainable * 4.0 / tp;
 
     // --- gradients ------------------------------------------------------------------------------
@@ -264,7 +275,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     // --- optimizer states and fp32 master weights ---------------------------------------------
     double states = w.optimizer == Optimizer::adafactor ? adafactor_elems(m, w, pc) * 4.0
                                                         : trainable * optimizer_bytes_per_param(w.optimizer);
-    double master = (full_like && mixed) ? trainable * 4.0 : 0.0;
+    double master = (full_like && mixed && !w.autocast) ? trainable * 4.0 : 0.0;
     states /= tp;
     master /= tp;
     if (zero_states) {
@@ -296,7 +307,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     r[MemComponent::activations] = act / tp;
 
     // --- logits and loss --------------------------------------------------------------------------
-    const double v = m.vocab_size;
+    const double v = m.causal_lm ? m.vocab_size : 16.0;  // a classifier's handful of labels
     double logits = 0;
     switch (w.loss) {
       case Loss::standard: logits = tokens * v * (e + 8.0); break;  // logits + fp32 upcast + log-softmax

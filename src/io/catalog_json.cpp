@@ -45,7 +45,7 @@ json to_json(const ModelArch& m) {
           {"norm", m.norm == NormKind::rmsnorm ? "rmsnorm" : "layernorm"}, {"norms_per_layer", m.norms_per_layer},
           {"qkv_bias", m.qkv_bias}, {"o_bias", m.o_bias}, {"mlp_bias", m.mlp_bias},
           {"learned_positions", m.learned_positions}, {"experts", m.experts},
-          {"experts_per_token", m.experts_per_token}, {"max_context", m.max_context},
+          {"experts_per_token", m.experts_per_token}, {"max_context", m.max_context}, {"causal_lm", m.causal_lm},
           {"params_published", m.published_params},
           {"params", {{"total", static_cast<std::int64_t>(std::llround(pc.total()))},
                       {"active", static_cast<std::int64_t>(std::llround(pc.active))},
@@ -140,6 +140,7 @@ Catalog catalog_from_json(const json& j) {
       x.experts = m.at("experts");
       x.experts_per_token = m.at("experts_per_token");
       x.max_context = m.at("max_context");
+      x.causal_lm = m.at("causal_lm");
       x.published_params = m.at("params_published");
       x.published_params_exact = m.value("params_published_exact", false);
       c.models.push_back(std::move(x));

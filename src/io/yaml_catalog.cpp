@@ -296,7 +296,7 @@ void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
     r.check_keys(n, f, {"id", "name", "hf_id", "aliases", "family", "layers", "hidden_size", "intermediate_size",
                         "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "mlp", "norm",
                         "norms_per_layer", "qkv_bias", "o_bias", "mlp_bias", "learned_positions", "experts",
-                        "experts_per_token", "max_context", "params"});
+                        "experts_per_token", "max_context", "params", "causal_lm"});
     ModelArch m;
     m.id = r.str(n, "id", f, true).value_or("");
     if (!m.id.empty()) {
@@ -326,6 +326,7 @@ void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
     m.experts = static_cast<int>(r.integer(n, "experts", f, false, 0, 4096).value_or(0));
     m.experts_per_token = static_cast<int>(r.integer(n, "experts_per_token", f, m.experts > 0, 0, 4096).value_or(0));
     m.max_context = r.integer(n, "max_context", f, true, 1, std::int64_t{1} << 30).value_or(0);
+    m.causal_lm = r.boolean(n, "causal_lm", f, false).value_or(true);
     m.published_params = r.integer(n, "params", f, true, 1, std::int64_t{1} << 50).value_or(0);
     if (m.kv_heads > 0 && m.attention_heads > 0 && m.attention_heads % m.kv_heads != 0)
       r.error(n["kv_heads"], f + "kv_heads", "attention_heads must be a multiple of kv_heads");
