@@ -10,6 +10,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/memory_advice.hpp"
+#include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan::cli {
@@ -29,8 +30,17 @@ struct EstimateFlags {
 
 template <class E>
 E pick(const std::string& flag, const std::string& value, std::optional<E> parsed, const char* choices) {
-  if (!parsed) bad_flag(flag, "unknown value \"" + value + "\" (expected one of: " + choices + ")");
-  return *parsed;
+  if (parsed) return *parsed;
+  std::vector<std::string> names;
+  std::string list = choices;
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t comma = list.find(", ", start);
+    names.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    start = comma == std::string::npos ? list.size() : comma + 2;
+  }
+  const std::string near = closest_name(value, names);
+  bad_flag(flag, "unknown value \"" + value + "\"" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                     "; expected one of: " + choices);
 }
 
 Workload build_workload(const EstimateFlags& f, const ModelArch& m) {

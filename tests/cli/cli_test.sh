@@ -76,6 +76,7 @@ expect 2 "long context" -- "$G" estimate --model gpt2 --seq-len 4096
 has err "allow-long-context" "long context hint"
 expect 0 "long context allowed" -- "$G" estimate --model gpt2 --seq-len 4096 --allow-long-context -q
 expect 2 "unknown optimizer" -- "$G" estimate --model gpt2 --optimizer adamm
+has err "did you mean 'adamw'" "did you mean for enum flags"
 expect 2 "two model sources" -- "$G" estimate --model gpt2 --params 7B
 has err "mutually exclusive" "mutually exclusive model sources"
 expect 0 "zero with one gpu warns" -- "$G" estimate --model gpt2 --sharding zero3
