@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/test_models.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/units.hpp"
 
@@ -14,26 +15,6 @@ namespace {
 
 constexpr double kTolerance = 0.10;  // ±10% of the measured peak
 
-// google-bert/bert-large-uncased as AutoModelForSequenceClassification (encoder, no LM head).
-ModelArch bert_large() {
-  ModelArch m;
-  m.id = "bert-large-uncased";
-  m.layers = 24;
-  m.hidden_size = 1024;
-  m.intermediate_size = 4096;
-  m.attention_heads = 16;
-  m.kv_heads = 16;
-  m.head_dim = 64;
-  m.vocab_size = 30522;
-  m.learned_positions = 512;
-  m.mlp = MlpKind::plain;
-  m.norm = NormKind::layernorm;
-  m.qkv_bias = m.o_bias = m.mlp_bias = true;
-  m.tied_embeddings = true;
-  m.causal_lm = false;
-  m.max_context = 512;
-  return m;
-}
 
 struct Case {
   const char* what;
@@ -62,7 +43,7 @@ constexpr Case kBertCases[] = {
 }  // namespace
 
 TEST_CASE("BERT-large training peaks on a V100 are within the stated tolerance", "[memory][measured]") {
-  const ModelArch m = bert_large();
+  const ModelArch m = testing::bert_large();
   for (const Case& c : kBertCases) {
     Workload w;
     w.method = Method::full;
