@@ -52,6 +52,9 @@ json parse_json(const std::string& text, const std::string& path, int depth_limi
     return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(locate(text, path, e.byte > 0 ? e.byte - 1 : 0), "", std::string("invalid JSON: ") + e.what());
+  } catch (const json::exception& e) {
+    // e.g. out_of_range for a number such as 1e400 (found by fuzz_hf_config)
+    throw InputError({path, 0, 0}, "", std::string("invalid JSON: ") + e.what());
   }
 }
 
@@ -195,7 +198,7 @@ WeightCount parse_safetensors(const std::string& bytes, std::uint64_t file_size,
   try {
     check_depth(header, path, 16);
     j = json::parse(header);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw InputError({path, 0, 0}, "", std::string("corrupt safetensors header: ") + e.what());
   } catch (const InputError& e) {
     throw InputError({path, 0, 0}, "", "corrupt safetensors header: " + e.problem());

@@ -40,3 +40,9 @@ TEST_CASE("bad config.json files give clear errors", "[io][hf]") {
   CHECK_THROWS_WITH(io::parse_hf_config(R"({"model_type":"llama","num_hidden_layers":1e30,"hidden_size":8})", "c.json"),
                     Catch::Contains("num_hidden_layers"));
 }
+
+TEST_CASE("regression: a number too large for a double is an input error, not an abort", "[io][hf][fuzz]") {
+  // Found by fuzz_hf_config: nlohmann throws out_of_range (not parse_error) for 40E128250.
+  CHECK_THROWS_AS(io::parse_hf_config(R"({"model_typhd__edlmnayer":16,"hi~izi:::::::::":40E128250})", "c.json"), InputError);
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"model_type":"llama","hidden_size":1e400})", "c.json"), Catch::Contains("invalid JSON"));
+}
