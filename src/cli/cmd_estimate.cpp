@@ -137,6 +137,11 @@ void run_estimate(const EstimateFlags& f) {
   const Workload w = build_workload(f, m);
   const MemoryBreakdown mem = estimate_memory(m, pc, w);
   const double total = mem.per_gpu_bytes();
+  // Byte counts are printed as exact integers; refuse inputs whose totals would not fit one
+  // (an exabyte per GPU is no real job) rather than wrap.
+  constexpr double kMaxReportableBytes = 1e18;
+  if (!(total < kMaxReportableBytes) || !(mem.cpu_bytes < kMaxReportableBytes))
+    bad_flag("--micro-batch", "the job needs more than 10^18 bytes per GPU; check --micro-batch, --seq-len and the model");
 
   std::vector<const Gpu*> gpus;
   for (const auto& n : f.gpu_names) gpus.push_back(&resolve_gpu(n));

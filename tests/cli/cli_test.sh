@@ -71,6 +71,9 @@ has out "assumed:" "assumptions printed for --params"
 expect 2 "qlora fp32" -- "$G" estimate --model llama-3.1-8b --method qlora --precision fp32
 has err "QLoRA computes in 16-bit" "qlora fp32 message"
 expect 2 "lora rank 0" -- "$G" estimate --model llama-3.1-8b --method lora --lora-rank 0
+expect 2 "absurd batch" -- "$G" estimate --model llama-3.1-8b --micro-batch 1048576 --seq-len 131072
+has err "10\^18 bytes" "overflowing totals refused"
+expect 2 "2^62 batch" -- "$G" estimate --model llama-3.1-8b --micro-batch 4611686018427387904
 expect 2 "zero batch" -- "$G" estimate --model llama-3.1-8b --micro-batch 0
 expect 2 "long context" -- "$G" estimate --model gpt2 --seq-len 4096
 has err "allow-long-context" "long context hint"
