@@ -14,13 +14,13 @@ if ! command -v clang++ >/dev/null || ! dpkg -s libclang-rt-14-dev >/dev/null 2>
 fi
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF \
   -DGPUPLAN_INSTALL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_hf_config fuzz_safetensors fuzz_units
+cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_hf_config fuzz_safetensors fuzz_units fuzz_cli
 mkdir -p "$BUILD/artifacts"
 status=0
-for target in catalog_yaml hf_config safetensors units; do
+for target in catalog_yaml hf_config safetensors units cli; do
   scratch=$(mktemp -d)
   echo "fuzz_$target: ${SECONDS_EACH}s" >&2
-  if ! "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  if ! "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -close_fd_mask=$([[ $target == cli ]] && echo 2 || echo 0) \
       -artifact_prefix="$BUILD/artifacts/${target}-" "$scratch" "$ROOT/tests/fuzz/corpus/$target" \
       2>"$BUILD/fuzz_$target.log"; then
     echo "fuzz_$target FAILED; see $BUILD/fuzz_$target.log and $BUILD/artifacts/" >&2
