@@ -19,6 +19,9 @@ const char* to_string(MemComponent c);
 struct MemoryBreakdown {
   std::array<double, kMemComponentCount> bytes{};  // per GPU
   double cpu_bytes = 0;            // host RAM the offloaded states need (whole job, per node)
+  // Part of the per-GPU bytes held in CUDA managed memory (paged optimizers): on the card
+  // while it has room, paged to host under pressure, and not counted by torch's allocator.
+  double paged_bytes = 0;
   double params_total = 0;
   double params_trainable = 0;
   int data_parallel = 1;           // gpus / tensor_parallel
@@ -27,6 +30,8 @@ struct MemoryBreakdown {
   double operator[](MemComponent c) const { return bytes[static_cast<int>(c)]; }
   // Live tensors: what torch.cuda.max_memory_allocated reports (no context, no slack).
   double tensor_bytes() const;
+  // What torch.cuda.max_memory_allocated reports: tensors less the managed (paged) part.
+  double allocated_bytes() const { return tensor_bytes() - paged_bytes; }
   // What the card must hold: tensors + fragmentation + overhead (nvidia-smi's view).
   double per_gpu_bytes() const;
 };

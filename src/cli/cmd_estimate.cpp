@@ -164,6 +164,7 @@ void run_estimate(const EstimateFlags& f) {
   r.json["memory"] = {{"per_gpu_bytes", static_cast<std::int64_t>(std::llround(total))},
                       {"tensor_bytes", static_cast<std::int64_t>(std::llround(mem.tensor_bytes()))},
                       {"cpu_offload_bytes", static_cast<std::int64_t>(std::llround(mem.cpu_bytes))},
+                      {"paged_bytes", static_cast<std::int64_t>(std::llround(mem.paged_bytes))},
                       {"components", comps}};
 
   io::Table breakdown;
@@ -224,6 +225,10 @@ void run_estimate(const EstimateFlags& f) {
   }
   r.notes.push_back("trainable parameters: " + format_count(mem.params_trainable) + " of " + format_count(mem.params_total));
   if (mem.cpu_bytes > 0) r.notes.push_back("CPU RAM for offloaded states: " + format_gib(mem.cpu_bytes));
+  if (mem.paged_bytes > 0)
+    r.notes.push_back("paged optimizer: " + format_gib(mem.paged_bytes) +
+                      " of states sit in CUDA managed memory; they page to host RAM when the card is full, so a "
+                      "tight fit runs slower rather than failing (torch's max_memory_allocated does not count them)");
   if (w.method == Method::qlora)
     r.notes.push_back("QLoRA keeps embeddings, norms and lm_head in 16-bit; only the layers' linear weights are 4-bit");
   r.notes.push_back("per-GPU total = tensors + " + num(w.constants.fragmentation * 100, 0) +

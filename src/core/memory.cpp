@@ -248,7 +248,9 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
   if (zero_params) {
     // Each GPU keeps its shard plus the gathered parameters of about two layers (the one
     // computing and the one prefetched).
-    const double layer = per_layer_params(pc, m) * native_weight_bytes(w.precision) / tp;
+    // Layers are gathered in their stored format (NF4 stays NF4 until each linear runs).
+    const double stored_bytes_per_param = weights / pc.total();
+    const double layer = per_layer_params(pc, m) * stored_bytes_per_param;
     weights = weights / dp + 2 * layer;
   }
   double cpu = 0;
@@ -270,11 +272,25 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     if (w.optimizer_in_backward) grads = std::min(grads, per_layer_params(pc, m) * grad_bytes / tp);
     // PyTorch DDP keeps bucket copies of all gradients (gradient_as_bucket_view=False default).
     if (w.sharding == Sharding::ddp && dp > 1) grads *= 2;
+    // Offloading (ZeRO-Offload, FSDP CPUOffload) moves each reduced gradient shard to host
+    // memory for the CPU optimizer step; about one layer's gradients stay on the GPU.
+    if (w.offload != Offload::none && zero_grads) {
+      const double one_layer = trainable * grad_bytes / tp / m.layers;
+      cpu += grads * dp * tp;
+      grads = std::min(grads, one_layer);
+    }
     r[MemComponent::gradients] = grads;
 
     // --- optimizer states and fp32 master weights ---------------------------------------------
     double states = w.optimizer == Optimizer::adafactor ? adafactor_elems(m, w, pc) * 4.0
                                                         : trainable * optimizer_bytes_per_param(w.optimizer);
+    // torch.optim keeps moments in the parameter's dtype: pure 16-bit training (no fp32
+    // master copy) halves AdamW, momentum SGD and Lion states. The 8-bit optimizers are
+    // 8-bit either way, and LoRA adapters stay fp32.
+    const bool moments_16bit = full_like && w.pure_bf16 && w.precision != Precision::fp32;
+    if (moments_16bit && (w.optimizer == Optimizer::adamw || w.optimizer == Optimizer::sgd_momentum ||
+                          w.optimizer == Optimizer::lion))
+      states /= 2;
     double master = (full_like && mixed && !w.autocast) ? trainable * 4.0 : 0.0;
     states /= tp;
     master /= tp;
@@ -288,6 +304,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
       master = 0;
     }
     r[MemComponent::optimizer] = states;
+    if (w.optimizer == Optimizer::paged_adamw_8bit) r.paged_bytes = states;
     r[MemComponent::master_weights] = master;
 
     // --- activations ------------------------------------------------------------------------------
@@ -311,7 +328,10 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     double logits = 0;
     switch (w.loss) {
       case Loss::standard: logits = tokens * v * (e + 8.0); break;  // logits + fp32 upcast + log-softmax
-      case Loss::chunked: logits = tokens * v * (e + 1.0); break;   // fp32 work in 8 chunks
+      // torchtune's CEWithChunkedOutputLoss: the 16-bit logits stay; the fp32 upcast and
+      // softmax run one chunk at a time. Its README ablation (Llama 3.2 3B, 8192 tokens: -8.1
+      // GiB from chunking) leaves about the 16-bit logits, not a further fp32 copy.
+      case Loss::chunked: logits = tokens * v * e; break;
       case Loss::fused: {
         // Liger-style fused linear cross-entropy: fp32 logits for one chunk of
         // ceil(tokens / ceil(vocab/hidden)) tokens at a time.

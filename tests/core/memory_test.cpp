@@ -138,3 +138,44 @@ TEST_CASE("offload moves optimizer states to the CPU and reports them", "[memory
   CHECK(r[MemComponent::optimizer] == 0);
   CHECK(r.cpu_bytes == Approx(12.0 * r.params_total));
 }
+
+TEST_CASE("pure bf16 keeps torch optimizer moments in bf16; 8-bit states stay 8-bit", "[memory]") {
+  const ModelArch m = llama8b();
+  Workload w;
+  w.pure_bf16 = true;
+  CHECK(estimate_memory(m, w)[MemComponent::optimizer] / estimate_memory(m, w).params_trainable == Approx(4.0));
+  w.optimizer = Optimizer::sgd_momentum;
+  CHECK(estimate_memory(m, w)[MemComponent::optimizer] / estimate_memory(m, w).params_trainable == Approx(2.0));
+  w.optimizer = Optimizer::adamw_8bit;
+  CHECK(estimate_memory(m, w)[MemComponent::optimizer] / estimate_memory(m, w).params_trainable == Approx(2.0).epsilon(0.01));
+  // LoRA adapters are fp32 whatever the base: their moments are too.
+  w.method = Method::lora;
+  w.optimizer = Optimizer::adamw;
+  CHECK(estimate_memory(m, w)[MemComponent::optimizer] / estimate_memory(m, w).params_trainable == Approx(8.0));
+}
+
+TEST_CASE("sharded offload moves gradients to the host too, keeping about one layer's", "[memory]") {
+  const ModelArch m = llama8b();
+  Workload w;
+  w.pure_bf16 = true;
+  w.gpus = 8;
+  w.sharding = Sharding::fsdp;
+  const MemoryBreakdown kept = estimate_memory(m, w);
+  w.offload = Offload::optimizer_params;
+  const MemoryBreakdown off = estimate_memory(m, w);
+  CHECK(off[MemComponent::gradients] == Approx(kept.params_trainable * 2.0 / m.layers));
+  CHECK(off[MemComponent::gradients] < kept[MemComponent::gradients]);
+  // Host RAM: bf16 weights + bf16 gradients + bf16 AdamW moments for the whole model.
+  CHECK(off.cpu_bytes == Approx(8.0 * off.params_total).epsilon(0.001));
+}
+
+TEST_CASE("paged optimizer states are reported apart from allocator-counted bytes", "[memory]") {
+  const ModelArch m = llama8b();
+  Workload w;
+  w.optimizer = Optimizer::paged_adamw_8bit;
+  const MemoryBreakdown r = estimate_memory(m, w);
+  CHECK(r.paged_bytes == r[MemComponent::optimizer]);
+  CHECK(r.allocated_bytes() == Approx(r.tensor_bytes() - r[MemComponent::optimizer]));
+  w.optimizer = Optimizer::adamw_8bit;
+  CHECK(estimate_memory(m, w).paged_bytes == 0);
+}

@@ -19,6 +19,39 @@ inline ModelArch llama31_8b() {
   return m;
 }
 
+// meta-llama/Llama-3.2-3B config.json (tied embeddings).
+inline ModelArch llama32_3b() {
+  ModelArch m = llama31_8b();
+  m.id = "llama-3.2-3b";
+  m.layers = 28;
+  m.hidden_size = 3072;
+  m.intermediate_size = 8192;
+  m.attention_heads = 24;
+  m.tied_embeddings = true;
+  return m;
+}
+
+// meta-llama/Llama-3.1-70B config.json.
+inline ModelArch llama31_70b() {
+  ModelArch m = llama31_8b();
+  m.id = "llama-3.1-70b";
+  m.layers = 80;
+  m.hidden_size = 8192;
+  m.intermediate_size = 28672;
+  m.attention_heads = 64;
+  return m;
+}
+
+// meta-llama/Llama-3.1-405B config.json.
+inline ModelArch llama31_405b() {
+  ModelArch m = llama31_8b();
+  m.id = "llama-3.1-405b";
+  m.layers = 126;
+  m.hidden_size = 16384;
+  m.intermediate_size = 53248;
+  m.attention_heads = 128;
+  return m;
+}
 
 // google-bert/bert-large-uncased as AutoModelForSequenceClassification (encoder, no LM head).
 inline ModelArch bert_large() {
