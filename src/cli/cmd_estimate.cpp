@@ -7,6 +7,9 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "cli/offer_rows.hpp"
+#include "cli/run_flags.hpp"
+#include "cli/workload_flags.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/memory_advice.hpp"
@@ -17,101 +20,21 @@ namespace gpuplan::cli {
 namespace {
 
 struct EstimateFlags {
-  ModelSourceOptions model;
-  std::string method = "full", precision = "bf16", quant = "native", optimizer = "adamw";
-  std::string lora_targets = "all-linear", attention = "sdpa", checkpointing = "none", loss = "standard";
-  std::string sharding = "ddp", offload = "none", kv_dtype = "native";
-  std::string micro_batch = "1", seq_len, overhead, fragmentation;  // seq_len "" = min(2048, max context)
-  int lora_rank = 16, trainable_layers = 0, gpus = 1, tensor_parallel = 1;
-  bool pure_bf16 = false, double_quant = false, lora_dropout = false, train_embeddings = false;
-  bool optimizer_in_backward = false, allow_long_context = false, dropout = false, autocast = false;
-  std::vector<std::string> gpu_names;
+  WorkloadFlags workload;
+  RunFlags run;
+  std::vector<std::string> gpu_names, offers, providers;
+  int cost_rows = 5;
 };
 
-template <class E>
-E pick(const std::string& flag, const std::string& value, std::optional<E> parsed, const char* choices) {
-  if (parsed) return *parsed;
-  std::vector<std::string> names;
-  std::string list = choices;
-  for (std::size_t start = 0; start < list.size();) {
-    const std::size_t comma = list.find(", ", start);
-    names.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    start = comma == std::string::npos ? list.size() : comma + 2;
-  }
-  const std::string near = closest_name(value, names);
-  bad_flag(flag, "unknown value \"" + value + "\"" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
-                     "; expected one of: " + choices);
-}
-
-Workload build_workload(const EstimateFlags& f, const ModelArch& m) {
-  Workload w;
-  w.method = pick("--method", f.method, method_from_string(f.method), "full, lora, qlora, freeze, inference, pretrain");
-  w.precision = pick("--precision", f.precision, precision_from_string(f.precision), "fp32, fp16, bf16, fp8");
-  w.weight_format = pick("--quant", f.quant, weight_format_from_string(f.quant),
-                         "native, fp32, fp16, bf16, fp8, int8, nf4, fp4, int4-gptq, int4-awq");
-  w.optimizer = pick("--optimizer", f.optimizer, optimizer_from_string(f.optimizer),
-                     "adamw, adamw-8bit, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion");
-  w.attention = pick("--attention", f.attention, attention_from_string(f.attention), "eager, sdpa, flash");
-  w.checkpointing = pick("--checkpointing", f.checkpointing, checkpointing_from_string(f.checkpointing), "none, selective, full");
-  w.loss = pick("--loss", f.loss, loss_from_string(f.loss), "standard, chunked, fused");
-  w.sharding = pick("--sharding", f.sharding, sharding_from_string(f.sharding), "ddp, zero1, zero2, zero3, fsdp");
-  w.offload = pick("--offload", f.offload, offload_from_string(f.offload), "none, optimizer, optimizer+params");
-  w.kv_cache_dtype = pick("--kv-cache-dtype", f.kv_dtype, kv_dtype_from_string(f.kv_dtype), "native, fp16, bf16, fp8, int8");
-  std::string bad;
-  auto targets = lora_targets_from_string(f.lora_targets, &bad);
-  if (!targets) bad_flag("--lora-targets", "unknown target \"" + bad + "\" (expected q,k,v,o,gate,up,down or all-linear)");
-  w.lora_targets = *targets;
-  auto mb = parse_int(f.micro_batch, 1, std::int64_t{1} << 20);
-  if (!mb) bad_flag("--micro-batch", mb.error);
-  w.micro_batch = *mb.value;
-  const std::string seq_text =
-      !f.seq_len.empty() ? f.seq_len : std::to_string(m.max_context > 0 ? std::min<std::int64_t>(2048, m.max_context) : 2048);
-  auto sl = parse_int(seq_text, 1, std::int64_t{1} << 24);
-  if (!sl) bad_flag("--seq-len", sl.error);
-  w.seq_len = *sl.value;
-  if (f.lora_rank < 1 || f.lora_rank > 65536) bad_flag("--lora-rank", "expected 1 to 65536, got " + std::to_string(f.lora_rank));
-  w.lora_rank = f.lora_rank;
-  if (f.gpus < 1 || f.gpus > 65536) bad_flag("--gpus", "expected 1 to 65536, got " + std::to_string(f.gpus));
-  w.gpus = f.gpus;
-  if (f.tensor_parallel < 1 || f.gpus % f.tensor_parallel != 0)
-    bad_flag("--tensor-parallel", "must be at least 1 and divide --gpus");
-  w.tensor_parallel = f.tensor_parallel;
-  w.pure_bf16 = f.pure_bf16;
-  w.double_quant = f.double_quant;
-  w.lora_dropout = f.lora_dropout;
-  w.train_embeddings = f.train_embeddings;
-  w.optimizer_in_backward = f.optimizer_in_backward;
-  w.dropout = f.dropout;
-  w.autocast = f.autocast;
-  w.trainable_layers = f.trainable_layers;
-  if (!f.overhead.empty()) {
-    auto b = parse_bytes(f.overhead);
-    if (!b) bad_flag("--overhead", b.error);
-    w.constants.overhead_bytes = static_cast<double>(*b.value);
-  }
-  if (!f.fragmentation.empty()) {
-    auto fr = parse_fraction(f.fragmentation);
-    if (!fr || *fr.value < 0 || *fr.value > 1) bad_flag("--fragmentation", "expected 0% to 100%");
-    w.constants.fragmentation = *fr.value;
-  }
-  // Impossible or suspicious combinations.
-  if (w.method == Method::qlora && w.precision == Precision::fp32)
-    bad_flag("--precision", "QLoRA computes in 16-bit (bf16 or fp16); fp32 compute is not supported");
-  if (w.method == Method::freeze && (w.trainable_layers < 1 || w.trainable_layers > m.layers))
-    bad_flag("--trainable-layers", "freeze needs 1 to " + std::to_string(m.layers) + " trainable layers");
-  if (w.pure_bf16 && w.precision != Precision::bf16) bad_flag("--pure-bf16", "needs --precision bf16");
-  if (w.weight_format != WeightFormat::native && w.method != Method::inference && w.method != Method::qlora)
-    bad_flag("--quant", "quantised weights apply to --method inference or qlora");
-  if (m.max_context > 0 && w.seq_len > m.max_context) {
-    if (!f.allow_long_context)
-      bad_flag("--seq-len", std::to_string(w.seq_len) + " exceeds " + m.id + "'s max context of " +
-                                std::to_string(m.max_context) + " (pass --allow-long-context to estimate anyway)");
-    warn("sequence length beyond the model's max context");
-  }
-  if (w.sharding != Sharding::ddp && w.gpus == 1) warn("--sharding " + std::string(to_string(w.sharding)) + " with --gpus 1 shards nothing");
-  if (w.offload == Offload::optimizer_params && w.sharding != Sharding::zero3 && w.sharding != Sharding::fsdp)
-    bad_flag("--offload", "optimizer+params offload needs --sharding zero3 or fsdp");
-  return w;
+// Time for the workload on one GPU alone or over its usual links, when no offer prices it.
+nlohmann::json time_json(const StepTime& t) {
+  return {{"step_seconds", t.step_seconds},
+          {"tokens_per_second", t.tokens_per_second},
+          {"tokens_per_second_per_gpu", t.tokens_per_second_per_gpu},
+          {"mfu", t.mfu},
+          {"hfu", t.hfu},
+          {"scaling_efficiency", t.scaling_efficiency},
+          {"comm_seconds", t.comm_seconds}};
 }
 
 const char* component_label(MemComponent c) {
@@ -130,11 +53,76 @@ const char* component_label(MemComponent c) {
   return "?";
 }
 
+// The cost side: the chosen offers (--offer, --provider, --gpu), or the cheapest that fit.
+void add_time_and_cost(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const Workload& w,
+                       const std::vector<const Gpu*>& gpus, Report& r) {
+  RunSettings run = build_run_settings(f.run, w);
+  run.spec.gpus_fixed = true;  // estimate prices the job as given (--gpus)
+  OfferFilter filter;
+  for (const auto& p : f.providers) {
+    const auto l = catalog().find_provider(p);
+    if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
+    filter.providers.push_back(l.found->id);
+  }
+  for (const auto& o : f.offers) {
+    const auto slash = o.find('/');
+    if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. lambda/gpu-1x-h100-pcie, got \"" + o + "\"");
+    const auto l = catalog().find_provider(o.substr(0, slash));
+    if (!l.found) bad_flag("--offer", lookup_failure("provider", o.substr(0, slash), l));
+    const std::string id = o.substr(slash + 1);
+    if (std::none_of(l.found->offers.begin(), l.found->offers.end(), [&](const Offer& x) { return x.id == id; }))
+      bad_flag("--offer", "provider " + l.found->id + " has no offer '" + id + "' (gpuplan providers show " + l.found->id + ")");
+    filter.offers.push_back(l.found->id + "/" + id);
+  }
+  if (!f.gpu_names.empty())
+    for (const Gpu* g : gpus) filter.gpus.push_back(g->id);
+  OfferSet set = evaluate_offers(catalog(), m, pc, w, run, filter);
+  rank_offers(set.priced, false);
+  if (f.cost_rows < 1) bad_flag("--cost-rows", "expected 1 or more");
+  const std::size_t rows = f.offers.empty() ? static_cast<std::size_t>(f.cost_rows) : set.priced.size();
+  std::vector<PricedOffer> shown(set.priced.begin(), set.priced.begin() + static_cast<std::ptrdiff_t>(std::min(rows, set.priced.size())));
+
+  r.json["cost"] = nlohmann::json::array();
+  for (const auto& p : shown) r.json["cost"].push_back(offer_json(p, run));
+  if (!shown.empty()) {
+    r.json["time"] = time_json(shown.front().eval.time);
+    r.json["time"]["gpu"] = shown.front().offer->gpu;
+    r.json["time"]["wall_seconds"] = shown.front().eval.cost ? nlohmann::json(shown.front().eval.cost->wall_seconds) : nlohmann::json();
+    r.tables.push_back(offers_table(shown, run, f.offers.empty() ? "Cheapest offers that fit" : "Chosen offers"));
+  } else if (gpus.size() == 1 && is_training(w.method)) {
+    Links links;
+    // Without an offer the links are the GPU's own; --nodes splits the job across a network.
+    const int nodes = std::max(1, f.run.nodes);
+    if (w.gpus % nodes != 0) bad_flag("--nodes", "must divide --gpus");
+    links.gpus_per_node = std::max(1, w.gpus / nodes);
+    links.intra_node_gbps = gpus.front()->interconnect_gbps;
+    TimeConstants k = run.spec.time;
+    if (run.spec.mfu) {
+      const TokenFlops fl = training_flops_per_token(m, pc, w);
+      k.hfu = *run.spec.mfu * fl.hardware / fl.model;
+    }
+    const StepTime t = estimate_step_time(m, pc, w, run.spec.grad_accum, *gpus.front(), links, k);
+    r.json["time"] = time_json(t);
+    r.json["time"]["gpu"] = gpus.front()->id;
+    r.json["time"]["wall_seconds"] = nullptr;
+    r.notes.push_back("no offer in the loaded sheets prices " + gpus.front()->id + ": time only (" + num(t.tokens_per_second, 0) +
+                      " tokens/s, MFU " + num(100 * t.mfu, 0) + "%)");
+  } else {
+    r.json["time"] = nullptr;
+  }
+  for (const auto& n : unpriced_notes(shown)) r.notes.push_back(n);
+  if (!shown.empty()) {
+    const PricedOffer& best = shown.front();
+    if ((best.meets_budget && !*best.meets_budget) || (best.meets_deadline && !*best.meets_deadline)) exit_code() = 1;
+    if (!run.has_work()) r.notes.push_back("no run size given (--tokens, --steps or --dataset-tokens): costs are per step and per million tokens");
+  }
+}
+
 void run_estimate(const EstimateFlags& f) {
-  const ResolvedModel rm = resolve_model(f.model);
+  const ResolvedModel rm = resolve_model(f.workload.model);
   const ModelArch& m = rm.arch;
   const ParamCounts pc = count_params(m);
-  const Workload w = build_workload(f, m);
+  const Workload w = build_workload(f.workload, m);
   const MemoryBreakdown mem = estimate_memory(m, pc, w);
   const double total = mem.per_gpu_bytes();
   // Byte counts are printed as exact integers; refuse inputs whose totals would not fit one
@@ -223,6 +211,7 @@ void run_estimate(const EstimateFlags& f) {
       r.tables.push_back(adv);
     }
   }
+  add_time_and_cost(f, m, pc, w, gpus, r);
   r.notes.push_back("trainable parameters: " + format_count(mem.params_trainable) + " of " + format_count(mem.params_total));
   if (mem.cpu_bytes > 0) r.notes.push_back("CPU RAM for offloaded states: " + format_gib(mem.cpu_bytes));
   if (mem.paged_bytes > 0)
@@ -247,34 +236,11 @@ void setup_estimate(CLI::App& app) {
   gpuplan estimate --model qwen2.5-7b --method full --gpus 8 --sharding zero3 --checkpointing full
   gpuplan estimate --model-config ./config.json --method inference --micro-batch 16 --seq-len 8192
   gpuplan estimate --params 7B --method lora --format json)");
-  add_model_source_options(*cmd, f->model, true);
-  cmd->add_option("--method", f->method, "full | lora | qlora | freeze | inference | pretrain")->capture_default_str();
-  cmd->add_option("--precision", f->precision, "Compute precision: bf16 | fp16 | fp8 | fp32")->capture_default_str();
-  cmd->add_flag("--pure-bf16", f->pure_bf16, "Train in bf16 without fp32 master weights");
-  cmd->add_option("--quant", f->quant, "Stored weight format (inference/qlora): native | fp8 | int8 | nf4 | fp4 | int4-gptq | int4-awq")->capture_default_str();
-  cmd->add_flag("--double-quant", f->double_quant, "QLoRA double quantisation of the absmax constants");
-  cmd->add_option("--optimizer", f->optimizer, "adamw | adamw-8bit | paged-adamw-8bit | sgd | sgd-momentum | adafactor | lion")->capture_default_str();
-  cmd->add_flag("--optimizer-in-backward", f->optimizer_in_backward, "Apply each gradient as it is produced (torchtune optimizer_in_bwd)");
-  cmd->add_flag("--autocast", f->autocast, "torch.autocast over fp32 weights (HF Trainer fp16/bf16): fp32 weights and grads, no master copy");
-  cmd->add_flag("--dropout", f->dropout, "The model trains with dropout > 0 (masks and dropped copies are kept)");
-  cmd->add_option("--lora-rank", f->lora_rank, "LoRA rank r")->capture_default_str();
-  cmd->add_option("--lora-targets", f->lora_targets, "q,k,v,o,gate,up,down or all-linear")->capture_default_str();
-  cmd->add_flag("--lora-dropout", f->lora_dropout, "LoRA dropout > 0 (keeps a dropped copy of each target's input)");
-  cmd->add_flag("--train-embeddings", f->train_embeddings, "LoRA/QLoRA: also train embeddings and lm_head");
-  cmd->add_option("--trainable-layers", f->trainable_layers, "freeze: train the last K layers");
-  cmd->add_option("--micro-batch,--batch", f->micro_batch, "Sequences per GPU per step (inference: concurrent sequences)")->capture_default_str();
-  cmd->add_option("--seq-len,--context", f->seq_len, "Tokens per sequence (default: 2048, or the model's max context if shorter)");
-  cmd->add_flag("--allow-long-context", f->allow_long_context, "Allow --seq-len beyond the model's max context");
-  cmd->add_option("--attention", f->attention, "eager | sdpa | flash")->capture_default_str();
-  cmd->add_option("--checkpointing", f->checkpointing, "Activation checkpointing: none | selective | full")->capture_default_str();
-  cmd->add_option("--loss", f->loss, "Cross-entropy: standard (fp32 upcast) | chunked | fused")->capture_default_str();
-  cmd->add_option("--gpus", f->gpus, "GPUs in the job")->capture_default_str();
-  cmd->add_option("--sharding", f->sharding, "ddp | zero1 | zero2 | zero3 | fsdp")->capture_default_str();
-  cmd->add_option("--offload", f->offload, "none | optimizer | optimizer+params")->capture_default_str();
-  cmd->add_option("--tensor-parallel", f->tensor_parallel, "Tensor-parallel degree")->capture_default_str();
-  cmd->add_option("--kv-cache-dtype", f->kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
-  cmd->add_option("--overhead", f->overhead, "CUDA context + workspace per GPU, e.g. 800MiB (default 0.8GiB)");
-  cmd->add_option("--fragmentation", f->fragmentation, "Allocator fragmentation over tensors, e.g. 8%");
+  add_workload_options(*cmd, f->workload);
+  add_run_options(*cmd, f->run);
+  cmd->add_option("--offer", f->offers, "Price on this offer, as provider/offer (repeatable; default: the cheapest that fit)");
+  cmd->add_option("--provider", f->providers, "Price only on this provider's offers (repeatable)");
+  cmd->add_option("--cost-rows", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
   cmd->add_option("--gpu", f->gpu_names, "GPU to check (repeatable; default: every GPU in the catalogs)");
   add_common_options(*cmd);
   cmd->callback([f] { run_estimate(*f); });

@@ -9,10 +9,11 @@ void setup_models(CLI::App& app);
 void setup_providers(CLI::App& app);
 void setup_catalog(CLI::App& app);
 void setup_estimate(CLI::App& app);
+void setup_compare(CLI::App& app);
 
 inline void register_commands(CLI::App& app) {
   using Setup = void (*)(CLI::App&);
-  static constexpr Setup kCommands[] = {setup_estimate, setup_gpus, setup_models, setup_providers, setup_catalog};
+  static constexpr Setup kCommands[] = {setup_estimate, setup_compare, setup_gpus, setup_models, setup_providers, setup_catalog};
   for (Setup s : kCommands) s(app);
 }
 

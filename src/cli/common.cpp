@@ -29,7 +29,7 @@ void add_common_options(CLI::App& app) {
   app.add_option("--format", g.format, "Output format")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
       ->capture_default_str();
-  app.add_option("--catalog", g.catalogs, "Extra catalog YAML file (repeatable; later files override by id)")
+  app.add_option("--catalog", g.catalogs, "Extra catalog: YAML, or a SkyPilot vms.csv price sheet (repeatable; later files override by id)")
       ->check(CLI::ExistingFile);
   app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
   app.add_flag("--no-color", g.no_color, "Never colour the table output");
@@ -72,7 +72,11 @@ void print_report(const Report& r) {
 
 const Catalog& catalog() {
   static std::optional<Catalog> c;
-  if (!c) c = io::load_catalogs(globals().catalogs);
+  if (!c) {
+    std::vector<std::string> notices;
+    c = io::load_catalogs(globals().catalogs, &notices);
+    for (const auto& n : notices) warn(n);
+  }
   return *c;
 }
 

@@ -14,7 +14,10 @@ Catalog load_data_dir(const std::string& dir);
 // GPUPLAN_DATA_DIR when set, else the catalogs embedded at build time.
 Catalog load_shipped_catalog();
 
-// The shipped catalog merged with each user file in order (later files override by id).
-Catalog load_catalogs(const std::vector<std::string>& user_files);
+// The shipped catalog merged with each user file in order (later files override by id). A file
+// named *.csv, or whose first line is a SkyPilot vms.csv header, is read as a SkyPilot price sheet;
+// anything else as catalog YAML. Throws InputErrors naming file and line. When `notices` is given,
+// what a SkyPilot sheet left out (unmapped accelerator names, unpriced rows) is appended to it.
+Catalog load_catalogs(const std::vector<std::string>& user_files, std::vector<std::string>* notices = nullptr);
 
 }  // namespace gpuplan::io

@@ -1,4 +1,5 @@
 #include "io/yaml_catalog.hpp"
+#include "io/yaml_document.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -186,43 +187,6 @@ class Reader {
  private:
   std::string path_;
 };
-
-// yaml-cpp parses recursively; refuse documents whose flow nesting or indentation depth could
-// exhaust the stack before handing them over.
-std::optional<std::pair<int, std::string>> too_deep(const std::string& text) {
-  int depth = 0, line = 1;
-  bool in_single = false, in_double = false, in_comment = false;
-  for (char c : text) {
-    if (c == '\n') {
-      ++line;
-      in_comment = false;
-      in_single = in_double = false;  // quoted scalars spanning lines are rare in catalogs
-      continue;
-    }
-    if (in_comment) continue;
-    if (in_double) { if (c == '"') in_double = false; continue; }
-    if (in_single) { if (c == '\'') in_single = false; continue; }
-    if (c == '#') in_comment = true;
-    else if (c == '"') in_double = true;
-    else if (c == '\'') in_single = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxYamlDepth) return std::make_pair(line, std::string("nesting deeper than ") + std::to_string(kMaxYamlDepth) + " levels");
-    } else if (c == ']' || c == '}') {
-      if (depth > 0) --depth;
-    }
-  }
-  // Block-style nesting: each level needs more indentation; cap it.
-  line = 1;
-  int col = 0;
-  bool leading = true;
-  for (char c : text) {
-    if (c == '\n') { ++line; col = 0; leading = true; continue; }
-    if (leading && (c == ' ' || c == '-')) { ++col; continue; }
-    leading = false;
-    if (col > 4 * kMaxYamlDepth) return std::make_pair(line, std::string("indentation deeper than ") + std::to_string(4 * kMaxYamlDepth) + " columns");
-  }
-  return std::nullopt;
-}
 
 // "2026-02-30" has the right shape but is no date.
 bool is_calendar_date(const std::string& ymd) {
@@ -456,18 +420,12 @@ void parse_fx(Reader& r, const YAML::Node& n, Catalog& out) {
 CatalogLoad parse_catalog_yaml(const std::string& text, const std::string& path, const Catalog& known) {
   CatalogLoad result;
   Reader r(path);
-  if (auto deep = too_deep(text)) {
-    result.errors.emplace_back(SourceLocation{path, deep->first, 0}, "", deep->second + " (limit for catalog files)");
+  YamlDocument doc = parse_yaml_document(text, path, "catalog");
+  if (!doc.errors.empty()) {
+    result.errors = std::move(doc.errors);
     return result;
   }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    result.errors.emplace_back(SourceLocation{path, e.mark.line >= 0 ? e.mark.line + 1 : 0, e.mark.column >= 0 ? e.mark.column + 1 : 0},
-                               "", "invalid YAML: " + e.msg);
-    return result;
-  }
+  const YAML::Node root = doc.root;
   if (!root || root.IsNull()) {
     result.errors.emplace_back(SourceLocation{path, 1, 1}, "", "empty catalog file (expected gpus:, models:, providers: or fx:)");
     return result;

@@ -21,7 +21,4 @@ CatalogLoad parse_catalog_yaml(const std::string& text, const std::string& path,
 // Reads and parses a file (size-capped); throws InputErrors when anything is wrong.
 Catalog load_catalog_file(const std::string& path, const Catalog& known);
 
-// Nesting deeper than this is refused before yaml-cpp (which recurses) sees the document.
-inline constexpr int kMaxYamlDepth = 64;
-
 }  // namespace gpuplan::io

@@ -114,6 +114,16 @@ w("deep-flow-map.yaml", "gpus: " + "{a: " * 5000 + "\n")
 w("tab-indent.yaml", sub(GPU, "    name: Card", "\tname: Card"))
 w("scalar-top.yaml", "just a string\n")
 
+# --- SkyPilot vms.csv price sheets (--catalog FILE.csv) ---------------------
+SKY_HEADER = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\r\n"
+SKY_ROW = "gpu_8x_h100_sxm5,H100,8.0,208.0,1800.0,31.92,us-east-1,\"{'Gpus': [{'Name': 'H100', 'Count': 8.0}]}\",\r\n"
+w("csv-unterminated-quote.csv", SKY_HEADER + SKY_ROW + SKY_ROW[: SKY_ROW.index("{'Gpus'") + 9])
+w("csv-wrong-field-count.csv", SKY_HEADER + SKY_ROW + "gpu_1x_a100,A100,1.0,30.0,200.0,1.99,us-east-1\r\n")
+w("csv-missing-price-column.csv", SKY_HEADER.replace("Price,Region", "Cost,Region") + SKY_ROW)
+w("csv-nan-price.csv", SKY_HEADER + sub(SKY_ROW, "31.92", "nan"))
+w("csv-zero-count.csv", SKY_HEADER + sub(SKY_ROW, "H100,8.0", "H100,0"))
+w("csv-binary-garbage.csv", bytes(range(256)) * 2)
+
 # --- Hugging Face config.json ---------------------------------------------
 CFG = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
        "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,

@@ -2,29 +2,8 @@
 # Runs the built gpuplan binary and checks exit codes, stderr messages and JSON keys.
 # Usage: GPUPLAN=path/to/gpuplan cli_test.sh TESTS_DIR
 set -u
-G=${GPUPLAN:?set GPUPLAN to the binary}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FIX="$1/fixtures"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-# expect CODE DESCRIPTION -- command...   (stdout -> $TMP/out, stderr -> $TMP/err)
-expect() {
-  local code=$1 what=$2
-  shift 3
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local rc=$?
-  if [[ $rc -eq $code ]]; then pass=$((pass + 1)); else
-    fail=$((fail + 1)); echo "FAIL: $what: exit $rc, expected $code"; sed 's/^/  stderr: /' "$TMP/err" | head -5
-  fi
-}
-# has FILE PATTERN DESCRIPTION
-has() {
-  if grep -qE -- "$2" "$TMP/$1"; then pass=$((pass + 1)); else
-    fail=$((fail + 1)); echo "FAIL: $3: /$2/ not in $1"; head -5 "$TMP/$1" | sed 's/^/  /'
-  fi
-}
 
 expect 0 "version" -- "$G" --version
 has out "^gpuplan [0-9]" "version string"
@@ -104,5 +83,17 @@ expect 0 "--catalog adds a GPU" -- "$G" gpus show my-card --catalog "$FIX/good_c
 expect 2 "--catalog bad file" -- "$G" gpus list --catalog "$FIX/bad_catalog.yaml"
 expect 2 "--catalog missing file" -- "$G" gpus list --catalog "$TMP/nope.yaml"
 
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+SKY="$FIX/skypilot/lambda_vms.csv"
+expect 0 "--catalog SkyPilot CSV" -- "$G" providers list --catalog "$SKY" --format json
+has out '"name": "lambda \(SkyPilot catalog\)"' "SkyPilot sheet replaces the lambda provider"
+has out '"offer_count": 272' "SkyPilot sheet offers"
+has err "warning: .*lambda_vms\.csv: rows left out, accelerator not in the GPU catalog: A10 \(17 rows\), A6000 \(51 rows\)" "unmapped names warned"
+expect 0 "--catalog SkyPilot CSV quiet" -- "$G" providers list --catalog "$SKY" -q
+if [[ ! -s "$TMP/err" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: -q silences SkyPilot notices"; fi
+expect 0 "providers show SkyPilot" -- "$G" providers show lambda --catalog "$SKY" -q
+has out "gpu_8x_h100_sxm5@us-east-1 +h100-sxm +8 +us-east-1 +3\.9900" "per-GPU price of an 8x H100 row (31.92/8)"
+printf 'InstanceType,AcceleratorName,AcceleratorCount,Price,Region\nx,H100,8,abc,r\n' >"$TMP/bad_vms.csv"
+expect 2 "--catalog bad SkyPilot CSV" -- "$G" gpus list --catalog "$TMP/bad_vms.csv"
+has err "bad_vms\.csv:2:10: field 'Price': expected a finite plain decimal number, got \"abc\"" "CSV error names file, line, column"
+
+finish

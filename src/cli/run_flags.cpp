@@ -1,0 +1,174 @@
+#include "cli/run_flags.hpp"
+
+#include <cmath>
+
+#include "cli/common.hpp"
+#include "cli/workload_flags.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan::cli {
+
+namespace {
+
+double count_flag(const std::string& flag, const std::string& text) {
+  auto c = parse_count(text);
+  if (!c) bad_flag(flag, c.error);
+  if (!(*c.value > 0)) bad_flag(flag, "must be positive, got " + text);
+  return *c.value;
+}
+
+double seconds_flag(const std::string& flag, const std::string& text) {
+  auto s = parse_seconds(text);
+  if (!s) bad_flag(flag, s.error);
+  if (*s.value < 0) bad_flag(flag, "must not be negative");
+  return *s.value;
+}
+
+double fraction_flag(const std::string& flag, const std::string& text, double max) {
+  auto v = parse_fraction(text);
+  if (!v) bad_flag(flag, v.error);
+  if (*v.value < 0 || *v.value > max) bad_flag(flag, "expected 0% to " + std::to_string(static_cast<int>(max * 100)) + "%");
+  return *v.value;
+}
+
+bool valid_currency(const std::string& c) {
+  if (c.size() != 3) return false;
+  for (char ch : c)
+    if (ch < 'A' || ch > 'Z') return false;
+  return true;
+}
+
+}  // namespace
+
+void add_run_options(CLI::App& cmd, RunFlags& f) {
+  cmd.add_option("--tokens", f.tokens, "Training tokens for the run, e.g. 2B (or generated tokens for inference)");
+  cmd.add_option("--dataset-tokens", f.dataset_tokens, "Tokens in the dataset (with --epochs)");
+  cmd.add_option("--epochs", f.epochs, "Passes over --dataset-tokens");
+  cmd.add_option("--steps", f.steps, "Optimizer steps for the run (instead of --tokens)");
+  cmd.add_option("--nodes", f.nodes, "Instances to spread the job over (compare: GPUs = nodes x the offer's GPUs)");
+  cmd.add_option("--grad-accum", f.grad_accum, "Gradient-accumulation steps per optimizer step")->capture_default_str();
+  cmd.add_option("--packing", f.packing, "on | off: off pads each sequence to --seq-len")->capture_default_str();
+  cmd.add_option("--mean-sample-tokens", f.mean_sample_tokens, "Mean tokens per sample (padding waste when --packing off)");
+  cmd.add_option("--mfu", f.mfu, "Model FLOPs utilisation, e.g. 45% (default: by GPU class, see README)");
+  cmd.add_option("--pricing", f.pricing, "on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
+  cmd.add_option("--tax", f.tax, "Tax on the bill, e.g. 18% (default: the sheet's own)");
+  cmd.add_option("--currency", f.currency, "Show money in this currency (ISO code, e.g. INR)")->capture_default_str();
+  cmd.add_option("--fx", f.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
+  cmd.add_option("--deadline", f.deadline, "Wall-clock limit for the run, e.g. 3d");
+  cmd.add_option("--budget", f.budget, "Spend limit for the run, e.g. 500 or 40000INR (in --currency unless named)");
+  cmd.add_option("--preemptions-per-hour", f.preemptions_per_hour, "Spot preemption rate per instance (default: the offer's)");
+  cmd.add_option("--checkpoint-every", f.checkpoint_every, "Checkpoint interval, e.g. 30m (default on spot: Young's optimum)");
+  cmd.add_option("--checkpoint-write-speed", f.checkpoint_write_speed, "Checkpoint write bandwidth per instance, e.g. 1GB (per second)")
+      ->capture_default_str();
+  cmd.add_option("--restart-time", f.restart_time, "Relaunch and reload time after a preemption")->capture_default_str();
+  cmd.add_option("--max-restarts", f.max_restarts, "Give up on spot past this many expected preemptions")->capture_default_str();
+  cmd.add_option("--idle", f.idle, "Share of billed time doing no work (data loading, eval)")->capture_default_str();
+  cmd.add_option("--startup", f.startup, "Billed start-up time per launch (default: the sheet's)");
+  cmd.add_option("--dataset-size", f.dataset_size, "Dataset kept in storage during the run, e.g. 50GB")->capture_default_str();
+  cmd.add_option("--keep-checkpoints", f.keep_checkpoints, "Checkpoints kept in storage during the run")->capture_default_str();
+  cmd.add_flag("--no-egress", f.no_egress, "Do not price copying the trained weights out");
+}
+
+RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
+  RunSettings s;
+  RunSpec& r = s.spec;
+  const int work_flags = !f.tokens.empty() + !f.steps.empty() + !f.dataset_tokens.empty();
+  if (work_flags > 1) bad_flag("--tokens", "give one of --tokens, --steps or --dataset-tokens with --epochs");
+  if (!f.epochs.empty() && f.dataset_tokens.empty()) bad_flag("--epochs", "needs --dataset-tokens");
+  if (!f.tokens.empty()) r.tokens = count_flag("--tokens", f.tokens);
+  if (!f.steps.empty()) r.steps = std::ceil(count_flag("--steps", f.steps));
+  if (!f.dataset_tokens.empty())
+    r.tokens = count_flag("--dataset-tokens", f.dataset_tokens) * (f.epochs.empty() ? 1.0 : count_flag("--epochs", f.epochs));
+  if (f.grad_accum < 1 || f.grad_accum > 1 << 20) bad_flag("--grad-accum", "expected 1 or more");
+  r.grad_accum = f.grad_accum;
+  if (f.nodes < 0 || f.nodes > 4096) bad_flag("--nodes", "expected 1 to 4096");
+  if (f.nodes > 0) r.nodes = f.nodes;
+  if (f.packing != "on" && f.packing != "off") bad_choice("--packing", f.packing, "on, off");
+  if (f.packing == "off") {
+    if (f.mean_sample_tokens.empty()) bad_flag("--packing", "off needs --mean-sample-tokens to size the padding");
+    const double mean = count_flag("--mean-sample-tokens", f.mean_sample_tokens);
+    r.padding_efficiency = std::min(1.0, mean / static_cast<double>(w.seq_len));
+  } else if (!f.mean_sample_tokens.empty()) {
+    warn("--mean-sample-tokens only matters with --packing off");
+  }
+  if (!f.mfu.empty()) r.mfu = fraction_flag("--mfu", f.mfu, 1.0);
+  if (r.mfu && *r.mfu <= 0) bad_flag("--mfu", "must be above 0%");
+
+  auto pricing = pricing_from_string(f.pricing);
+  if (!pricing) bad_choice("--pricing", f.pricing, "on-demand, spot, reserved-1y, reserved-3y");
+  r.bill.pricing = *pricing;
+  if (!f.tax.empty()) r.bill.tax_rate = fraction_flag("--tax", f.tax, 1.0);
+  r.bill.idle_fraction = fraction_flag("--idle", f.idle, 0.95);
+  if (!f.startup.empty()) r.bill.startup_seconds = seconds_flag("--startup", f.startup);
+  if (!f.preemptions_per_hour.empty()) {
+    auto p = parse_count(f.preemptions_per_hour);
+    if (!p || *p.value < 0) bad_flag("--preemptions-per-hour", p ? "must not be negative" : p.error);
+    r.bill.preemptions_per_hour = *p.value;
+  }
+  if (!f.checkpoint_every.empty()) {
+    r.bill.checkpoint_every_seconds = seconds_flag("--checkpoint-every", f.checkpoint_every);
+    if (*r.bill.checkpoint_every_seconds <= 0) bad_flag("--checkpoint-every", "must be positive");
+  }
+  r.bill.restart_seconds = seconds_flag("--restart-time", f.restart_time);
+  if (f.max_restarts < 0) bad_flag("--max-restarts", "must not be negative");
+  r.bill.max_restarts = f.max_restarts;
+  if (!f.deadline.empty()) {
+    r.bill.deadline_seconds = seconds_flag("--deadline", f.deadline);
+    if (*r.bill.deadline_seconds <= 0) bad_flag("--deadline", "must be positive");
+  }
+  auto speed = parse_bytes(f.checkpoint_write_speed, BareGUnit::gb);
+  if (!speed || *speed.value == 0) bad_flag("--checkpoint-write-speed", speed ? "must be positive" : speed.error);
+  r.checkpoint_write_gbps = static_cast<double>(*speed.value) / 1e9;
+  auto ds = parse_bytes(f.dataset_size, BareGUnit::gb);
+  if (!ds) bad_flag("--dataset-size", ds.error);
+  r.dataset_gb = static_cast<double>(*ds.value) / 1e9;
+  if (f.keep_checkpoints < 0) bad_flag("--keep-checkpoints", "must not be negative");
+  r.keep_checkpoints = f.keep_checkpoints;
+  r.egress_final_weights = !f.no_egress;
+
+  // Currency and exchange rates: the catalogs' dated table, then --fx overrides.
+  s.fx = catalog().fx;
+  for (const auto& spec : f.fx) {
+    const auto colon = spec.find(':'), eq = spec.find('=');
+    if (colon == std::string::npos || eq == std::string::npos || eq < colon)
+      bad_flag("--fx", "expected FROM:TO=RATE, e.g. USD:INR=83.2, got \"" + spec + "\"");
+    const std::string from = spec.substr(0, colon), to = spec.substr(colon + 1, eq - colon - 1);
+    if (!valid_currency(from) || !valid_currency(to)) bad_flag("--fx", "currencies are 3-letter ISO codes: \"" + spec + "\"");
+    auto rate = parse_count(spec.substr(eq + 1));
+    if (!rate || !(*rate.value > 0)) bad_flag("--fx", "the rate must be a positive number: \"" + spec + "\"");
+    // Store against the table's base so every pair converts.
+    if (from == s.fx.base) s.fx.per_base[to] = *rate.value;
+    else if (to == s.fx.base) s.fx.per_base[from] = 1.0 / *rate.value;
+    else {
+      auto from_base = s.fx.convert(1.0, s.fx.base, from);
+      if (!from_base) bad_flag("--fx", "no rate from " + s.fx.base + " to " + from + " to anchor \"" + spec + "\"");
+      s.fx.per_base[to] = *from_base * *rate.value;
+    }
+    s.fx.as_of = "--fx";
+  }
+  if (!valid_currency(f.currency)) bad_flag("--currency", "expected a 3-letter ISO code such as USD or INR, got \"" + f.currency + "\"");
+  s.currency = f.currency;
+  if (!s.fx.convert(1.0, "USD", s.currency) && s.currency != "USD")
+    bad_flag("--currency", "no exchange rate for " + s.currency + " (add one with --fx USD:" + s.currency + "=RATE)");
+
+  if (!f.budget.empty()) {
+    auto m = parse_money(f.budget);
+    if (!m) bad_flag("--budget", m.error);
+    if (!(m.value->amount > 0)) bad_flag("--budget", "must be positive");
+    const std::string cur = m.value->currency.empty() ? s.currency : m.value->currency;
+    auto v = s.fx.convert(m.value->amount, cur, s.currency);
+    if (!v) bad_flag("--budget", "no exchange rate from " + cur + " to " + s.currency);
+    s.budget = *v;
+  }
+  return s;
+}
+
+double to_display(double amount, const std::string& from, const RunSettings& s, const SourceLocation& where) {
+  auto v = s.fx.convert(amount, from, s.currency);
+  if (!v)
+    throw InputError(where, "currency",
+                     "no exchange rate from " + from + " to " + s.currency + " (add --fx " + from + ":" + s.currency + "=RATE)");
+  return *v;
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,126 @@
+#include "cli/workload_flags.hpp"
+
+#include <algorithm>
+
+#include "cli/common.hpp"
+#include "gpuplan/name_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan::cli {
+
+void bad_choice(const std::string& flag, const std::string& value, const char* choices) {
+  std::vector<std::string> names;
+  std::string list = choices;
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t comma = list.find(", ", start);
+    names.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    start = comma == std::string::npos ? list.size() : comma + 2;
+  }
+  const std::string near = closest_name(value, names);
+  bad_flag(flag, "unknown value \"" + value + "\"" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                     "; expected one of: " + choices);
+}
+
+Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
+  Workload w;
+  w.method = pick("--method", f.method, method_from_string(f.method), "full, lora, qlora, freeze, inference, pretrain");
+  w.precision = pick("--precision", f.precision, precision_from_string(f.precision), "fp32, fp16, bf16, fp8");
+  w.weight_format = pick("--quant", f.quant, weight_format_from_string(f.quant),
+                         "native, fp32, fp16, bf16, fp8, int8, nf4, fp4, int4-gptq, int4-awq");
+  w.optimizer = pick("--optimizer", f.optimizer, optimizer_from_string(f.optimizer),
+                     "adamw, adamw-8bit, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion");
+  w.attention = pick("--attention", f.attention, attention_from_string(f.attention), "eager, sdpa, flash");
+  w.checkpointing = pick("--checkpointing", f.checkpointing, checkpointing_from_string(f.checkpointing), "none, selective, full");
+  w.loss = pick("--loss", f.loss, loss_from_string(f.loss), "standard, chunked, fused");
+  w.sharding = pick("--sharding", f.sharding, sharding_from_string(f.sharding), "ddp, zero1, zero2, zero3, fsdp");
+  w.offload = pick("--offload", f.offload, offload_from_string(f.offload), "none, optimizer, optimizer+params");
+  w.kv_cache_dtype = pick("--kv-cache-dtype", f.kv_dtype, kv_dtype_from_string(f.kv_dtype), "native, fp16, bf16, fp8, int8");
+  std::string bad;
+  auto targets = lora_targets_from_string(f.lora_targets, &bad);
+  if (!targets) bad_flag("--lora-targets", "unknown target \"" + bad + "\" (expected q,k,v,o,gate,up,down or all-linear)");
+  w.lora_targets = *targets;
+  auto mb = parse_int(f.micro_batch, 1, std::int64_t{1} << 20);
+  if (!mb) bad_flag("--micro-batch", mb.error);
+  w.micro_batch = *mb.value;
+  const std::string seq_text =
+      !f.seq_len.empty() ? f.seq_len : std::to_string(m.max_context > 0 ? std::min<std::int64_t>(2048, m.max_context) : 2048);
+  auto sl = parse_int(seq_text, 1, std::int64_t{1} << 24);
+  if (!sl) bad_flag("--seq-len", sl.error);
+  w.seq_len = *sl.value;
+  if (f.lora_rank < 1 || f.lora_rank > 65536) bad_flag("--lora-rank", "expected 1 to 65536, got " + std::to_string(f.lora_rank));
+  w.lora_rank = f.lora_rank;
+  if (f.gpus < 1 || f.gpus > 65536) bad_flag("--gpus", "expected 1 to 65536, got " + std::to_string(f.gpus));
+  w.gpus = f.gpus;
+  if (f.tensor_parallel < 1 || f.gpus % f.tensor_parallel != 0)
+    bad_flag("--tensor-parallel", "must be at least 1 and divide --gpus");
+  w.tensor_parallel = f.tensor_parallel;
+  w.pure_bf16 = f.pure_bf16;
+  w.double_quant = f.double_quant;
+  w.lora_dropout = f.lora_dropout;
+  w.train_embeddings = f.train_embeddings;
+  w.optimizer_in_backward = f.optimizer_in_backward;
+  w.dropout = f.dropout;
+  w.autocast = f.autocast;
+  w.trainable_layers = f.trainable_layers;
+  if (!f.overhead.empty()) {
+    auto b = parse_bytes(f.overhead);
+    if (!b) bad_flag("--overhead", b.error);
+    w.constants.overhead_bytes = static_cast<double>(*b.value);
+  }
+  if (!f.fragmentation.empty()) {
+    auto fr = parse_fraction(f.fragmentation);
+    if (!fr || *fr.value < 0 || *fr.value > 1) bad_flag("--fragmentation", "expected 0% to 100%");
+    w.constants.fragmentation = *fr.value;
+  }
+  // Impossible or suspicious combinations.
+  if (w.method == Method::qlora && w.precision == Precision::fp32)
+    bad_flag("--precision", "QLoRA computes in 16-bit (bf16 or fp16); fp32 compute is not supported");
+  if (w.method == Method::freeze && (w.trainable_layers < 1 || w.trainable_layers > m.layers))
+    bad_flag("--trainable-layers", "freeze needs 1 to " + std::to_string(m.layers) + " trainable layers");
+  if (w.pure_bf16 && w.precision != Precision::bf16) bad_flag("--pure-bf16", "needs --precision bf16");
+  if (w.weight_format != WeightFormat::native && w.method != Method::inference && w.method != Method::qlora)
+    bad_flag("--quant", "quantised weights apply to --method inference or qlora");
+  if (m.max_context > 0 && w.seq_len > m.max_context) {
+    if (!f.allow_long_context)
+      bad_flag("--seq-len", std::to_string(w.seq_len) + " exceeds " + m.id + "'s max context of " +
+                                std::to_string(m.max_context) + " (pass --allow-long-context to estimate anyway)");
+    warn("sequence length beyond the model's max context");
+  }
+  if (w.sharding != Sharding::ddp && w.gpus == 1) warn("--sharding " + std::string(to_string(w.sharding)) + " with --gpus 1 shards nothing");
+  if (w.offload == Offload::optimizer_params && w.sharding != Sharding::zero3 && w.sharding != Sharding::fsdp)
+    bad_flag("--offload", "optimizer+params offload needs --sharding zero3 or fsdp");
+  return w;
+}
+
+void add_workload_options(CLI::App& cmd, WorkloadFlags& f) {
+  add_model_source_options(cmd, f.model, true);
+  cmd.add_option("--method", f.method, "full | lora | qlora | freeze | inference | pretrain")->capture_default_str();
+  cmd.add_option("--precision", f.precision, "Compute precision: bf16 | fp16 | fp8 | fp32")->capture_default_str();
+  cmd.add_flag("--pure-bf16", f.pure_bf16, "Train in bf16 without fp32 master weights");
+  cmd.add_option("--quant", f.quant, "Stored weight format (inference/qlora): native | fp8 | int8 | nf4 | fp4 | int4-gptq | int4-awq")->capture_default_str();
+  cmd.add_flag("--double-quant", f.double_quant, "QLoRA double quantisation of the absmax constants");
+  cmd.add_option("--optimizer", f.optimizer, "adamw | adamw-8bit | paged-adamw-8bit | sgd | sgd-momentum | adafactor | lion")->capture_default_str();
+  cmd.add_flag("--optimizer-in-backward", f.optimizer_in_backward, "Apply each gradient as it is produced (torchtune optimizer_in_bwd)");
+  cmd.add_flag("--autocast", f.autocast, "torch.autocast over fp32 weights (HF Trainer fp16/bf16): fp32 weights and grads, no master copy");
+  cmd.add_flag("--dropout", f.dropout, "The model trains with dropout > 0 (masks and dropped copies are kept)");
+  cmd.add_option("--lora-rank", f.lora_rank, "LoRA rank r")->capture_default_str();
+  cmd.add_option("--lora-targets", f.lora_targets, "q,k,v,o,gate,up,down or all-linear")->capture_default_str();
+  cmd.add_flag("--lora-dropout", f.lora_dropout, "LoRA dropout > 0 (keeps a dropped copy of each target's input)");
+  cmd.add_flag("--train-embeddings", f.train_embeddings, "LoRA/QLoRA: also train embeddings and lm_head");
+  cmd.add_option("--trainable-layers", f.trainable_layers, "freeze: train the last K layers");
+  cmd.add_option("--micro-batch,--batch", f.micro_batch, "Sequences per GPU per step (inference: concurrent sequences)")->capture_default_str();
+  cmd.add_option("--seq-len,--context", f.seq_len, "Tokens per sequence (default: 2048, or the model's max context if shorter)");
+  cmd.add_flag("--allow-long-context", f.allow_long_context, "Allow --seq-len beyond the model's max context");
+  cmd.add_option("--attention", f.attention, "eager | sdpa | flash")->capture_default_str();
+  cmd.add_option("--checkpointing", f.checkpointing, "Activation checkpointing: none | selective | full")->capture_default_str();
+  cmd.add_option("--loss", f.loss, "Cross-entropy: standard (fp32 upcast) | chunked | fused")->capture_default_str();
+  cmd.add_option("--gpus", f.gpus, "GPUs in the job")->capture_default_str()->each([&f](const std::string&) { f.gpus_given = true; });
+  cmd.add_option("--sharding", f.sharding, "ddp | zero1 | zero2 | zero3 | fsdp")->capture_default_str();
+  cmd.add_option("--offload", f.offload, "none | optimizer | optimizer+params")->capture_default_str();
+  cmd.add_option("--tensor-parallel", f.tensor_parallel, "Tensor-parallel degree")->capture_default_str();
+  cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
+  cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU, e.g. 800MiB (default 0.8GiB)");
+  cmd.add_option("--fragmentation", f.fragmentation, "Allocator fragmentation over tensors, e.g. 8%");
+}
+
+}  // namespace gpuplan::cli

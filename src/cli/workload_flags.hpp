@@ -1,0 +1,42 @@
+#pragma once
+// The workload flags `estimate`, `compare` and `plan` share, and their checked translation
+// into a core Workload.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cli/model_source.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/workload.hpp"
+
+namespace gpuplan::cli {
+
+struct WorkloadFlags {
+  ModelSourceOptions model;
+  std::string method = "full", precision = "bf16", quant = "native", optimizer = "adamw";
+  std::string lora_targets = "all-linear", attention = "sdpa", checkpointing = "none", loss = "standard";
+  std::string sharding = "ddp", offload = "none", kv_dtype = "native";
+  std::string micro_batch = "1", seq_len, overhead, fragmentation;  // seq_len "" = min(2048, max context)
+  int lora_rank = 16, trainable_layers = 0, gpus = 1, tensor_parallel = 1;
+  bool pure_bf16 = false, double_quant = false, lora_dropout = false, train_embeddings = false;
+  bool optimizer_in_backward = false, allow_long_context = false, dropout = false, autocast = false;
+  bool gpus_given = false;  // --gpus was on the command line
+};
+
+// Adds the model source and every workload flag to a command.
+void add_workload_options(CLI::App& cmd, WorkloadFlags& f);
+
+// Checks the flags against each other and the model; exits 2 naming the flag on a bad value.
+Workload build_workload(const WorkloadFlags& f, const ModelArch& m);
+
+// Exits 2 for an unknown enum value, listing the choices and the closest one.
+[[noreturn]] void bad_choice(const std::string& flag, const std::string& value, const char* choices);
+
+template <class E>
+E pick(const std::string& flag, const std::string& value, std::optional<E> parsed, const char* choices) {
+  if (parsed) return *parsed;
+  bad_choice(flag, value, choices);
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,80 @@
+#include "io/yaml_document.hpp"
+
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace gpuplan::io {
+
+namespace {
+
+// yaml-cpp parses recursively; refuse documents whose flow nesting or indentation depth could
+// exhaust the stack before handing them over.
+std::optional<std::pair<int, std::string>> too_deep(const std::string& text) {
+  int depth = 0, line = 1;
+  bool in_single = false, in_double = false, in_comment = false;
+  for (char c : text) {
+    if (c == '\n') {
+      ++line;
+      in_comment = false;
+      in_single = in_double = false;  // quoted scalars spanning lines are rare in catalogs
+      continue;
+    }
+    if (in_comment) continue;
+    if (in_double) { if (c == '"') in_double = false; continue; }
+    if (in_single) { if (c == '\'') in_single = false; continue; }
+    if (c == '#') in_comment = true;
+    else if (c == '"') in_double = true;
+    else if (c == '\'') in_single = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxYamlDepth) return std::make_pair(line, std::string("nesting deeper than ") + std::to_string(kMaxYamlDepth) + " levels");
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+  // Block-style nesting: each level needs more indentation; cap it.
+  line = 1;
+  int col = 0;
+  bool leading = true;
+  for (char c : text) {
+    if (c == '\n') { ++line; col = 0; leading = true; continue; }
+    if (leading && (c == ' ' || c == '-')) { ++col; continue; }
+    leading = false;
+    if (col > 4 * kMaxYamlDepth) return std::make_pair(line, std::string("indentation deeper than ") + std::to_string(4 * kMaxYamlDepth) + " columns");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SourceLocation yaml_location(const std::string& path, const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+std::vector<InputError> repeated_keys(const std::string& path, const YAML::Node& map, const std::string& prefix) {
+  std::vector<InputError> errors;
+  std::set<std::string> seen;
+  for (const auto& kv : map)
+    if (!seen.insert(kv.first.Scalar()).second)
+      errors.emplace_back(yaml_location(path, kv.first), prefix + kv.first.Scalar(), "duplicate key in this mapping");
+  return errors;
+}
+
+YamlDocument parse_yaml_document(const std::string& text, const std::string& path, const std::string& what) {
+  YamlDocument d;
+  if (auto deep = too_deep(text)) {
+    d.errors.emplace_back(SourceLocation{path, deep->first, 0}, "", deep->second + " (limit for " + what + " files)");
+    return d;
+  }
+  try {
+    d.root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    d.errors.emplace_back(SourceLocation{path, e.mark.line >= 0 ? e.mark.line + 1 : 0, e.mark.column >= 0 ? e.mark.column + 1 : 0},
+                          "", "invalid YAML: " + e.msg);
+    d.root = YAML::Node();
+  }
+  return d;
+}
+
+}  // namespace gpuplan::io

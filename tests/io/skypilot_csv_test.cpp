@@ -1,0 +1,309 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "io/files.hpp"
+#include "io/shipped_data.hpp"
+#include "io/skypilot_csv.hpp"
+
+using namespace gpuplan;
+using gpuplan::io::parse_skypilot_csv;
+
+namespace {
+
+const Catalog& known() {
+  static const Catalog c = io::load_shipped_catalog();
+  return c;
+}
+
+std::string fixture(const std::string& name) { return std::string(GPUPLAN_TEST_FIXTURES_DIR) + "/skypilot/" + name; }
+
+io::SkypilotCsvLoad load_fixture(const std::string& name) {
+  const std::string path = fixture(name);
+  return parse_skypilot_csv(io::read_file(path), path, known());
+}
+
+const Offer* offer(const io::SkypilotCsvLoad& load, const std::string& id) {
+  if (load.catalog.providers.size() != 1) return nullptr;
+  for (const auto& o : load.catalog.providers[0].offers)
+    if (o.id == id) return &o;
+  return nullptr;
+}
+
+// Lambda's column order.
+const std::string kHeader = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\n";
+
+io::SkypilotCsvLoad parse(const std::string& text) { return parse_skypilot_csv(text, "test_vms.csv", known()); }
+
+// Some error is at `line`:`column` for `field` and says `fragment`.
+void expect_error(const std::string& csv, int line, int column, const std::string& field, const std::string& fragment) {
+  const auto load = parse(csv);
+  INFO(csv);
+  REQUIRE_FALSE(load.errors.empty());
+  bool found = false;
+  for (const auto& e : load.errors)
+    found = found || (e.where().path == "test_vms.csv" && e.where().line == line && e.where().column == column &&
+                      e.field() == field && std::string(e.what()).find(fragment) != std::string::npos);
+  if (!found)
+    for (const auto& e : load.errors) WARN(e.what());
+  CHECK(found);
+  CHECK(load.catalog.providers.empty());
+}
+
+}  // namespace
+
+TEST_CASE("Lambda's published vms.csv loads to per-GPU offers", "[io][skypilot]") {
+  REQUIRE(io::read_file(fixture("lambda_vms.csv")).find("\r\n") != std::string::npos);  // CRLF as published
+  const auto load = load_fixture("lambda_vms.csv");
+  REQUIRE(load.errors.empty());
+  REQUIRE(load.catalog.providers.size() == 1);
+  const Provider& p = load.catalog.providers[0];
+  CHECK(p.id == "lambda");
+  CHECK(p.name == "lambda (SkyPilot catalog)");
+  CHECK(p.currency == "USD");
+  CHECK(p.prices_as_of == "unknown");
+  CHECK(p.billing_increment_seconds == 60);  // the shipped Lambda sheet's terms
+  // 24 shapes x 17 regions: 2 CPU-only shapes, 6 with an unmapped GPU, 16 mapped.
+  CHECK(p.offers.size() == 16 * 17);
+  CHECK(load.cpu_only_rows == 2 * 17);
+  CHECK(load.unmapped == std::vector<std::string>{"A10 (17 rows)", "A6000 (51 rows)", "GH200 (17 rows)", "RTX6000 (17 rows)"});
+  CHECK(load.skipped.empty());
+
+  const Offer* h100x8 = offer(load, "gpu_8x_h100_sxm5@us-east-1");  // Price 31.92 per instance-hour
+  REQUIRE(h100x8);
+  CHECK(h100x8->provider == "lambda");
+  CHECK(h100x8->gpu == "h100-sxm");
+  CHECK(h100x8->gpus == 8);
+  CHECK(h100x8->region == "us-east-1");
+  CHECK(*h100x8->price(Pricing::on_demand) == Approx(31.92 / 8));
+  CHECK_FALSE(h100x8->price(Pricing::spot));  // SpotPrice is empty: no spot market
+  CHECK(*h100x8->vcpus == 208);
+  CHECK(*h100x8->ram_gib == 1800);
+  CHECK(h100x8->where.path == fixture("lambda_vms.csv"));
+  CHECK(h100x8->where.line > 1);
+
+  const Offer* pcie = offer(load, "gpu_1x_h100_pcie@us-east-1");  // "H100" + "pcie" in the type
+  REQUIRE(pcie);
+  CHECK(pcie->gpu == "h100-pcie");
+  CHECK(*pcie->price(Pricing::on_demand) == Approx(3.29));
+  const Offer* a100_80 = offer(load, "gpu_8x_a100_80gb_sxm4@asia-south-1");
+  REQUIRE(a100_80);
+  CHECK(a100_80->gpu == "a100-80gb-sxm");
+  CHECK(*a100_80->price(Pricing::on_demand) == Approx(22.32 / 8));
+  CHECK(offer(load, "gpu_2x_a100@me-west-1")->gpu == "a100-40gb-sxm");
+  CHECK(offer(load, "gpu_2x_b200_sxm6@us-west-1")->gpu == "b200");
+  CHECK(offer(load, "gpu_8x_v100@us-east-1")->gpu == "v100-16gb");  // SkyPilot's bare "V100"
+  CHECK(*offer(load, "gpu_8x_b200_sxm6@us-east-1")->price(Pricing::on_demand) == Approx(53.52 / 8));
+  CHECK_FALSE(offer(load, "cpu_4x_general@us-east-1"));
+  CHECK_FALSE(offer(load, "gpu_1x_a10@us-east-1"));
+  for (const auto& o : p.offers) CHECK_FALSE(o.price(Pricing::spot));
+}
+
+TEST_CASE("AWS rows repeated per zone collapse to the lowest price", "[io][skypilot]") {
+  REQUIRE(io::read_file(fixture("aws_india_gpu_rows.csv")).find('\r') == std::string::npos);  // LF
+  const auto load = load_fixture("aws_india_gpu_rows.csv");
+  REQUIRE(load.errors.empty());
+  REQUIRE(load.catalog.providers.size() == 1);
+  const Provider& p = load.catalog.providers[0];
+  CHECK(p.id == "aws-india-gpu-rows");
+  CHECK(p.billing_increment_seconds == 1);
+  CHECK(p.offers.size() == 16);  // 37 rows, 16 (InstanceType, Region) pairs
+  CHECK(load.unmapped.empty());
+
+  // p5.48xlarge ap-south-1: Price 66.048 in all three zones; spot 48.1142, 33.2941, 18.8933.
+  const Offer* p5 = offer(load, "p5.48xlarge@ap-south-1");
+  REQUIRE(p5);
+  CHECK(p5->gpu == "h100-sxm");
+  CHECK(*p5->price(Pricing::on_demand) == Approx(66.048 / 8));
+  CHECK(*p5->price(Pricing::spot) == Approx(18.8933 / 8));
+  // p5.4xlarge: SpotPrice empty in aps1-az3, 8.256 in the others.
+  CHECK(*offer(load, "p5.4xlarge@ap-south-1")->price(Pricing::spot) == Approx(8.256));
+  // g6.24xlarge: spot 3.3966 (az1) and 1.9474 (az3); the later, lower one wins.
+  CHECK(*offer(load, "g6.24xlarge@ap-south-1")->price(Pricing::spot) == Approx(1.9474 / 4));
+  CHECK(offer(load, "p4d.24xlarge@ap-south-1")->gpu == "a100-40gb-sxm");
+  CHECK(offer(load, "g5.12xlarge@ap-south-1")->gpu == "a10g");
+  CHECK(offer(load, "p5en.48xlarge@ap-south-1")->gpu == "h200");
+  // The offer points at the first of its rows.
+  const std::string text = io::read_file(fixture("aws_india_gpu_rows.csv"));
+  const int first_p5_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(text.find("\np5.48xlarge")), '\n')) + 1;
+  CHECK(p5->where.line == first_p5_line);
+}
+
+TEST_CASE("other clouds' column orders load the same way", "[io][skypilot]") {
+  const auto jl = load_fixture("jarvislabs_vms.csv");  // SpotPrice before Price, CRLF
+  REQUIRE(jl.errors.empty());
+  REQUIRE(jl.catalog.providers.size() == 1);
+  CHECK(jl.catalog.providers[0].id == "jarvislabs");
+  CHECK(jl.catalog.providers[0].offers.size() == 12);
+  CHECK(jl.cpu_only_rows == 7);
+  CHECK(jl.unmapped == std::vector<std::string>{"RTXPRO6000 (4 rows)"});
+  CHECK(*offer(jl, "8x_H200_224V_2400G@IN2")->price(Pricing::on_demand) == Approx(36.72 / 8));
+  CHECK(offer(jl, "1x_L4_28V_124G@IN2")->gpus == 1);  // count written "1", not "1.0"
+
+  const auto oci = load_fixture("oci_india_gpu_rows.csv");
+  REQUIRE(oci.errors.empty());
+  CHECK(oci.catalog.providers[0].offers.size() == 22);
+  CHECK(*offer(oci, "BM.GPU.H100.8@ap-mumbai-1")->price(Pricing::on_demand) == Approx(80.0 / 8));
+  CHECK(*offer(oci, "VM.GPU3.4@ap-hyderabad-1")->price(Pricing::spot) == Approx(5.9 / 4));
+  CHECK(offer(oci, "BM.GPU.MI300X.8@ap-mumbai-1")->gpu == "mi300x");
+  CHECK(std::find(oci.unmapped.begin(), oci.unmapped.end(), "P100 (4 rows)") != oci.unmapped.end());
+
+  const auto sf = load_fixture("shadeform_india_rows.csv");  // one A16 row: nothing usable
+  CHECK(sf.errors.empty());
+  CHECK(sf.catalog.providers.empty());
+  CHECK(sf.unmapped == std::vector<std::string>{"A16 (1 row)"});
+  REQUIRE(sf.skipped.size() == 1);
+  CHECK(sf.skipped[0].find("not added") != std::string::npos);
+}
+
+TEST_CASE("CRLF, LF and any column order give the same offers", "[io][skypilot]") {
+  const std::string lf = kHeader +
+                         "gpu_8x_h100_sxm5,H100,8.0,208.0,1800.0,31.92,us-east-1,\"{'Gpus': [{'Name': 'H100', 'Count': 8.0}]}\",12.0\n"
+                         "gpu_8x_h100_sxm5,H100,8,208,1800,30.00,us-east-1,\"{\"\"x\"\": 1}\",\n"
+                         "gpu_1x_l4,L4,1,8,32,0.8,eu,\"multi\nline, with comma\",0.3\n";
+  std::string crlf;
+  for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const std::string reordered = "SpotPrice,Region,Price,AcceleratorCount,AcceleratorName,InstanceType,Arch\n"
+                                "12.0,us-east-1,31.92,8.0,H100,gpu_8x_h100_sxm5,x86_64\n"
+                                ",us-east-1,30.00,8,H100,gpu_8x_h100_sxm5,x86_64\n"
+                                "0.3,eu,0.8,1,L4,gpu_1x_l4,\n";
+  for (const std::string& text : {lf, crlf, reordered, "\xEF\xBB\xBF" + lf}) {
+    const auto load = parse(text);
+    INFO(text);
+    REQUIRE(load.errors.empty());
+    REQUIRE(load.catalog.providers.size() == 1);
+    const auto& offers = load.catalog.providers[0].offers;
+    REQUIRE(offers.size() == 2);
+    CHECK(offers[0].id == "gpu_8x_h100_sxm5@us-east-1");
+    CHECK(*offers[0].price(Pricing::on_demand) == Approx(30.0 / 8));
+    CHECK(*offers[0].price(Pricing::spot) == Approx(12.0 / 8));
+    CHECK(offers[0].where.line == 2);
+    CHECK(offers[1].gpu == "l4");
+    CHECK(*offers[1].price(Pricing::spot) == Approx(0.3));
+  }
+  // The quoted line break counts: the L4 row starts on line 4, the next one on line 6.
+  const auto load = parse(lf + "gpu_2x_l4,L4,2,,,1.6,eu,,\n");
+  REQUIRE(load.errors.empty());
+  CHECK(load.catalog.providers[0].offers[1].where.line == 4);
+  CHECK(load.catalog.providers[0].offers[2].where.line == 6);
+  CHECK_FALSE(load.catalog.providers[0].offers[2].vcpus);
+}
+
+TEST_CASE("malformed SkyPilot CSV names file, line, column and field", "[io][skypilot]") {
+  const std::string ok = "a,H100,8,1,1,8.0,r,,\n";  // Price at column 14, Region 18, SpotPrice 21
+  expect_error(kHeader + ok + "a,H100,8,1,1,abc,r2,,\n", 3, 14, "Price", "expected a finite plain decimal number, got \"abc\"");
+  expect_error(kHeader + "a,H100,8,1,1,-8,r,,\n", 2, 14, "Price", "at least 0");
+  expect_error(kHeader + "a,H100,8,1,1,nan,r,,\n", 2, 14, "Price", "plain decimal");
+  expect_error(kHeader + "a,H100,8,1,1,inf,r,,\n", 2, 14, "Price", "plain decimal");
+  expect_error(kHeader + "a,H100,8,1,1,0x10,r,,\n", 2, 14, "Price", "plain decimal");
+  expect_error(kHeader + "a,H100,8,1,1,1e999,r,,\n", 2, 14, "Price", "plain decimal");
+  expect_error(kHeader + "a,H100,8,1,1,8.0,r,,-1\n", 2, 21, "SpotPrice", "at least 0");
+  expect_error(kHeader + "a,H100,0,1,1,8.0,r,,\n", 2, 8, "AcceleratorCount", "at least 1 GPU");
+  expect_error(kHeader + "a,H100,0.0,1,1,8.0,r,,\n", 2, 8, "AcceleratorCount", "at least 1 GPU");
+  expect_error(kHeader + "a,H100,-8,1,1,8.0,r,,\n", 2, 8, "AcceleratorCount", "at least 0");
+  expect_error(kHeader + "a,H100,,1,1,8.0,r,,\n", 2, 8, "AcceleratorCount", "empty field");
+  expect_error(kHeader + "a,H100,eight,1,1,8.0,r,,\n", 2, 8, "AcceleratorCount", "\"eight\"");
+  expect_error(kHeader + "a,H100,4096,1,1,8.0,r,,\n", 2, 8, "AcceleratorCount", "at most 1024");
+  expect_error(kHeader + "a,H100,8,many,1,8.0,r,,\n", 2, 10, "vCPUs", "\"many\"");
+  expect_error(kHeader + "a,H100,8,1,1,8.0,,,\n", 2, 18, "Region", "empty");
+  expect_error(kHeader + "a,H100,8,1,1,1e300,r,,\n", 2, 14, "Price", "more than 1e7");
+  expect_error(kHeader + ok + "a,H100,8,1,1,8.0,r\n", 3, 1, "", "expected 9 fields as in the header, got 7");
+  expect_error(kHeader + ok + "a,H100,8,1,1,8.0,r,\"{'Gpus': [\n\n", 3, 20, "", "unterminated quoted field");
+  expect_error(kHeader + "a,H1\"00,8,1,1,8.0,r,,\n", 2, 5, "", "inside an unquoted field");
+  expect_error(kHeader + "a,\"H100\"x,8,1,1,8.0,r,,\n", 2, 9, "", "after a closing");
+  expect_error(kHeader + "a,H100,8,1,1,8.0,r,,\rb\n", 2, 21, "", "carriage return");
+  expect_error(kHeader + ok + "a,A100,8,1,1,8.0,r,,\n", 3, 3, "AcceleratorName", "line 2 says 8x H100");
+  expect_error("InstanceType,AcceleratorName,AcceleratorCount,Region\n" + ok, 1, 1, "Price", "missing required column");
+  expect_error("InstanceType,AcceleratorName,AcceleratorCount,Price,Region,Price\n", 1, 60, "Price", "named twice");
+  expect_error(kHeader, 1, 1, "", "no data rows");
+  expect_error("", 1, 1, "", "empty file");
+  expect_error(kHeader + std::string(300, ',') + "\n", 2, 257, "", "more than 256 fields");
+
+  // Many bad rows: the first 100 problems, then a note that reading stopped.
+  std::string many = kHeader;
+  for (int i = 0; i < 500; ++i) many += "a" + std::to_string(i) + ",H100,8,1,1,x,r,,\n";
+  const auto load = parse(many);
+  REQUIRE(load.errors.size() == io::kMaxSkypilotErrors + 1);
+  CHECK(std::string(load.errors.back().what()).find("stopping") != std::string::npos);
+}
+
+TEST_CASE("rows gpuplan cannot price are reported, not guessed", "[io][skypilot]") {
+  const auto load = parse(kHeader +
+                          "a,TPU-V5E,4,1,1,8.0,r,,\n"                 // no such GPU
+                          "b,TPU-V5E,4,1,1,8.0,r2,,\n"
+                          ",H100,1,,,2.0,r,,\n"                       // GCP accelerator-only row
+                          "c,A10G,0.5,1,1,0.5,r,,\n"                  // GPU partition
+                          "d,H100,8,1,1,0,r,,0\n"                     // zero prices
+                          "e,H100,8,1,1,,r,,\n"                       // no price at all
+                          "cpu,,,4,16,0.2,r,,\n"                      // CPU-only
+                          "f,H100,8,1,1,,r,,16.0\n");                 // spot only
+  REQUIRE(load.errors.empty());
+  CHECK(load.unmapped == std::vector<std::string>{"TPU-V5E (2 rows)"});
+  CHECK(load.cpu_only_rows == 1);
+  REQUIRE(load.catalog.providers.size() == 1);
+  REQUIRE(load.catalog.providers[0].offers.size() == 1);
+  const Offer& f = load.catalog.providers[0].offers[0];
+  CHECK(f.id == "f@r");
+  CHECK_FALSE(f.price(Pricing::on_demand));  // empty Price: not offered on demand, not $0
+  CHECK(*f.price(Pricing::spot) == Approx(2.0));
+  CHECK(load.skipped.size() == 4);
+  auto says = [&](const std::string& s) {
+    return std::any_of(load.skipped.begin(), load.skipped.end(), [&](const std::string& x) { return x.find(s) != std::string::npos; });
+  };
+  CHECK(says("1 accelerator-only row (empty InstanceType)"));
+  CHECK(says("1 row with a fractional AcceleratorCount"));
+  CHECK(says("2 prices of 0"));
+  CHECK(says("2 offers (InstanceType@Region) left out"));
+
+  // "V100" is ambiguous in the catalog; SkyPilot's bare V100 is the 16 GB part.
+  const auto v = parse(kHeader + "a,V100,8,1,1,8.0,r,,\nb,V100-32GB,8,1,1,8.0,r,,\n");
+  REQUIRE(v.errors.empty());
+  CHECK(v.catalog.providers[0].offers[0].gpu == "v100-16gb");
+  CHECK(v.catalog.providers[0].offers[1].gpu == "v100-32gb");
+  // An ambiguous name without a SkyPilot meaning is reported with its candidates.
+  Catalog twins = known();
+  for (auto& g : twins.gpus)
+    if (g.id == "l4" || g.id == "t4") g.aliases.push_back("Twin");
+  const auto t = parse_skypilot_csv(kHeader + "a,Twin,1,1,1,1.0,r,,\n", "t.csv", twins);
+  CHECK(t.unmapped == std::vector<std::string>{"Twin (1 row; ambiguous: l4, t4)"});
+  // The SXM/PCIe tie-break follows the instance type in both directions, and does nothing when
+  // the type and the name disagree.
+  const auto form = parse(kHeader + "x_pcie,A100-80GB,1,1,1,1.0,r,,\ny_sxm4,H100 PCIe,1,1,1,1.0,r,,\n");
+  CHECK(form.catalog.providers[0].offers[0].gpu == "a100-80gb-pcie");
+  CHECK(form.catalog.providers[0].offers[1].gpu == "h100-pcie");
+  Catalog zed = known();
+  for (auto& g : zed.gpus)
+    if (g.id == "h100-pcie") g.aliases.push_back("Zed");
+  const auto z = parse_skypilot_csv(kHeader + "z_sxm5,Zed,8,1,1,8.0,r,,\nz,Zed,1,1,1,1.0,r,,\n", "z.csv", zed);
+  CHECK(z.catalog.providers[0].offers[0].gpu == "h100-sxm");
+  CHECK(z.catalog.providers[0].offers[1].gpu == "h100-pcie");
+}
+
+TEST_CASE("SkyPilot CSV detection and provider ids", "[io][skypilot]") {
+  CHECK(io::looks_like_skypilot_csv(kHeader));
+  CHECK(io::looks_like_skypilot_csv("InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,AvailabilityZone,Price,SpotPrice\r\n"));
+  CHECK_FALSE(io::looks_like_skypilot_csv("gpus:\n  - id: x\n"));
+  CHECK_FALSE(io::looks_like_skypilot_csv("InstanceType,AcceleratorName,AcceleratorCount\n"));
+  CHECK_FALSE(io::looks_like_skypilot_csv(""));
+
+  CHECK(io::skypilot_provider_id("catalogs/v8/lambda/vms.csv") == "lambda");
+  CHECK(io::skypilot_provider_id("/tmp/x/lambda_vms.csv") == "lambda");
+  CHECK(io::skypilot_provider_id("nebius-vms.csv") == "nebius");
+  CHECK(io::skypilot_provider_id("aws_india_gpu_rows.csv") == "aws-india-gpu-rows");
+  CHECK(io::skypilot_provider_id("My Prices_VMS.csv") == "my-prices");
+  CHECK(io::skypilot_provider_id("_vms.csv") == "vms");
+  CHECK(io::skypilot_provider_id("___.csv") == "skypilot");
+}
+
+TEST_CASE("load_catalogs reads SkyPilot CSV and reports what it left out", "[io][skypilot]") {
+  std::vector<std::string> notices;
+  const Catalog c = io::load_catalogs({fixture("lambda_vms.csv"), fixture("aws_india_gpu_rows.csv")}, &notices);
+  const auto lambda = c.find_provider("lambda");
+  REQUIRE(lambda.found);
+  CHECK(lambda.found->offers.size() == 272);  // replaces the shipped sheet of the same id
+  CHECK(c.find_provider("aws-india-gpu-rows").found);
+  CHECK(c.find_provider("aws").found);  // the shipped AWS sheet stays
+  REQUIRE(notices.size() == 1);
+  CHECK(notices[0].find("lambda_vms.csv: rows left out, accelerator not in the GPU catalog: A10 (17 rows)") != std::string::npos);
+  CHECK_THROWS_AS(io::load_catalogs({fixture("../bad_catalog.yaml")}), InputErrors);
+}
