@@ -21,13 +21,16 @@ Format output_format() {
   if (f == "json") return Format::json;
   if (f == "csv") return Format::csv;
   if (f == "markdown") return Format::markdown;
+  if (f == "github") return Format::github;
   return Format::table;
 }
 
-void add_common_options(CLI::App& app) {
+void add_common_options(CLI::App& app, bool github) {
   auto& g = globals();
-  app.add_option("--format", g.format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+  std::vector<std::string> formats = {"table", "json", "csv", "markdown"};
+  if (github) formats.push_back("github");
+  app.add_option("--format", g.format, github ? "Output format (github: workflow annotations)" : "Output format")
+      ->check(CLI::IsMember(formats))
       ->capture_default_str();
   app.add_option("--catalog", g.catalogs, "Extra catalog: YAML, or a SkyPilot vms.csv price sheet (repeatable; later files override by id)")
       ->check(CLI::ExistingFile);
@@ -59,6 +62,7 @@ void print_report(const Report& r) {
       for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_markdown(r.tables[i]);
       for (const auto& n : r.notes) out += "\n> " + n + "\n";
       break;
+    case Format::github:  // commands that offer it print their annotations; the tables follow
     case Format::table: {
       const bool color = use_color();
       for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color);

@@ -14,7 +14,7 @@ namespace gpuplan::cli {
 
 inline constexpr int kJsonSchemaVersion = 1;
 
-enum class Format { table, json, csv, markdown };
+enum class Format { table, json, csv, markdown, github };
 
 struct GlobalOptions {
   std::string format = "table";
@@ -25,8 +25,9 @@ struct GlobalOptions {
 GlobalOptions& globals();
 Format output_format();
 
-// Adds --format, --catalog, -q and --no-color to a (sub)command.
-void add_common_options(CLI::App& app);
+// Adds --format, --catalog, -q and --no-color to a (sub)command. `github` also offers
+// --format github (workflow annotations), for commands that gate CI.
+void add_common_options(CLI::App& app, bool github = false);
 
 struct Report {
   nlohmann::json json;               // schema_version is added by print_report

@@ -1,0 +1,71 @@
+#pragma once
+// The budget gate's rules: caps per experiment, team, user and in total for a period, spend
+// already in the ledger, deadlines, and policy rules (spot checkpoint interval, approvals).
+// Pure: callers convert every amount to the policy's currency first.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+
+// One line of the spend ledger: what a run actually cost.
+struct LedgerRecord {
+  std::string date;        // YYYY-MM-DD
+  std::string experiment;
+  std::string team, user, provider;
+  double cost = 0;
+  std::string currency;
+  double gpu_hours = 0;
+  SourceLocation where;
+};
+
+struct BudgetPolicy {
+  std::string currency = "USD";
+  std::string period = "month";                     // calendar month
+  std::optional<double> total;                      // cap for all spend in the period
+  std::optional<double> per_experiment;             // cap for one experiment's estimate
+  std::map<std::string, double> teams, users;       // caps per team / user in the period
+  std::optional<double> spot_checkpoint_every_max;  // seconds: spot runs must checkpoint at least this often
+  std::optional<double> approval_over_gpu_hours;    // runs above this need approved_by
+  SourceLocation where;
+  std::map<std::string, SourceLocation> lines;      // key -> where it is in budget.yaml
+};
+
+// One experiment as estimated (money in the policy currency).
+struct ExperimentCheck {
+  std::string name, owner, team, approved_by;
+  SourceLocation where;                            // the spec file
+  std::map<std::string, SourceLocation> lines;     // spec key -> location
+  bool priced = false;
+  std::string unpriced_reason;
+  double cost = 0, gpu_hours = 0, wall_seconds = 0;
+  std::string offer;                               // provider/offer it was priced on
+  std::optional<double> max_cost, deadline_seconds;
+  bool spot = false;
+  std::optional<double> checkpoint_interval_seconds;
+};
+
+struct RuleResult {
+  std::string experiment;   // "" for period-wide rules
+  std::string rule;         // max_cost, per_experiment, deadline, team, user, total, spot_checkpoint, approval, priced
+  bool pass = true;
+  double value = 0, limit = 0;
+  std::string message;      // the numbers, in words
+  SourceLocation where;     // the line that causes a failure (spec key, or budget.yaml key)
+};
+
+// "2026-12" for the calendar month of a YYYY-MM-DD date.
+std::string period_of(const std::string& date);
+
+// Every rule for every experiment, plus the period-wide caps, against spend so far in
+// `period` (records outside it are ignored).
+std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
+                                     const std::vector<LedgerRecord>& ledger, const std::string& period);
+
+// Spend summed by a key of the records ("period", "team", "user", "experiment", "provider").
+std::map<std::string, double> sum_spend(const std::vector<LedgerRecord>& ledger, const std::string& by);
+
+}  // namespace gpuplan

@@ -1,0 +1,242 @@
+#include "cli/experiment.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "cli/common.hpp"
+#include "cli/model_source.hpp"
+#include "gpuplan/name_match.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan::cli {
+
+namespace {
+
+const char* const kMetaKeys[] = {"name", "owner", "team", "approved_by", "max_cost", "description"};
+
+// The same option definitions as the commands, bound to one experiment's flag structs.
+struct SpecParser {
+  CLI::App app{"experiment"};
+  explicit SpecParser(Experiment& x) {
+    app.allow_extras(false);
+    add_workload_options(app, x.workload);
+    add_run_options(app, x.run);
+    app.add_option("--provider", x.providers, "Only this provider's offers");
+    app.add_option("--gpu", x.gpus, "Only offers of this GPU");
+    app.add_option("--region", x.regions, "Only offers whose region contains this text");
+    app.add_option("--offer", x.offers, "Only this offer (provider/offer)");
+    app.add_option("--max-gpus", x.max_gpus, "Only offers billing at most this many GPUs");
+  }
+};
+
+std::string flag_of(const std::string& key) {
+  std::string f = "--" + key;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+std::string key_of(const std::string& flag) {
+  std::string k = flag.rfind("--", 0) == 0 ? flag.substr(2) : flag;
+  std::replace(k.begin(), k.end(), '-', '_');
+  return k;
+}
+
+bool is_meta(const std::string& key) {
+  return std::any_of(std::begin(kMetaKeys), std::end(kMetaKeys), [&](const char* m) { return key == m; });
+}
+
+}  // namespace
+
+std::vector<SpecKey> experiment_keys() {
+  Experiment x;
+  SpecParser p(x);
+  std::vector<SpecKey> keys = {{"name", "Experiment name (default: the file name)", false, false},
+                               {"owner", "User the spend counts against", false, false},
+                               {"team", "Team the spend counts against", false, false},
+                               {"approved_by", "Who approved a run over the policy's GPU-hour threshold", false, false},
+                               {"max_cost", "This experiment's own cap, e.g. 50 or 4000 INR", false, false},
+                               {"description", "Free text", false, false}};
+  for (const CLI::Option* o : p.app.get_options()) {
+    const auto& longs = o->get_lnames();
+    if (longs.empty() || longs.front() == "help") continue;
+    keys.push_back({key_of("--" + longs.front()), o->get_description(), o->get_expected_min() == 0,
+                    o->get_expected_max() > 1 || o->get_items_expected_max() > 1});
+  }
+  return keys;
+}
+
+std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::string> here;
+      for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
+        const std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) here.push_back(e.path().string());
+      }
+      std::sort(here.begin(), here.end());
+      out.insert(out.end(), here.begin(), here.end());
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+Experiment load_experiment(const std::string& path) {
+  Experiment x;
+  x.doc = io::load_flat_yaml(path, "experiment");
+  x.name = std::filesystem::path(path).stem().string();
+  SpecParser parser(x);
+  std::vector<InputError> errors;
+  std::vector<std::string> args;
+  std::vector<std::string> known;
+  for (const SpecKey& k : experiment_keys()) known.push_back(k.key);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+
+  for (const auto& e : x.doc.entries) {
+    const std::string key = e.key;
+    if (is_meta(key)) {
+      if (e.is_list) {
+        errors.emplace_back(e.where, key, "expected one value, not a list");
+        continue;
+      }
+      const std::string& v = e.values.front();
+      if (key == "name") x.name = v;
+      else if (key == "owner") x.owner = v;
+      else if (key == "team") x.team = v;
+      else if (key == "approved_by") x.approved_by = v;
+      else if (key == "max_cost") x.max_cost = v;
+      continue;
+    }
+    std::string normal = key;
+    std::replace(normal.begin(), normal.end(), '-', '_');
+    const CLI::Option* opt = parser.app.get_option_no_throw(flag_of(key));
+    if (!opt || normal == "format" || normal == "catalog") {
+      const std::string near = closest_name(normal, known);
+      errors.emplace_back(e.where, key, "unknown key" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)"));
+      continue;
+    }
+    const bool is_flag = opt->get_expected_min() == 0;
+    if (is_flag) {
+      const std::string& v = e.values.front();
+      if (e.is_list || (v != "true" && v != "false")) {
+        errors.emplace_back(e.value_where, key, "expected true or false");
+        continue;
+      }
+      if (v == "true") args.push_back(flag_of(key));
+      continue;
+    }
+    for (std::string v : e.values) {
+      // Paths in a spec are relative to the spec, as a reader of the repository expects.
+      if ((normal == "model_config" || normal == "safetensors") && !v.empty() && v.front() != '/' && !dir.empty())
+        v = (std::filesystem::path(dir) / v).string();
+      args.push_back(flag_of(key));
+      args.push_back(v);
+    }
+  }
+  if (!errors.empty()) throw InputErrors(std::move(errors));
+  std::reverse(args.begin(), args.end());  // CLI11 consumes a reversed vector
+  try {
+    parser.app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    // Name the key whose value CLI11 refused; its message names the flag.
+    const std::string what = e.what();
+    for (const auto& entry : x.doc.entries)
+      if (what.find(flag_of(entry.key)) != std::string::npos)
+        throw InputError(entry.value_where, entry.key, what);
+    throw InputError(SourceLocation{path, 1, 1}, "", what);
+  }
+  return x;
+}
+
+namespace {
+
+// Re-raises a flag error at the spec line that set the flag.
+[[noreturn]] void rethrow_at_spec(const Experiment& x, const InputError& e) {
+  const std::string& field = e.field();
+  if (field.rfind("--", 0) == 0 || (e.where().path.empty() && !field.empty())) {
+    std::string key = key_of(field);
+    std::replace(key.begin(), key.end(), '-', '_');
+    for (const auto& entry : x.doc.entries) {
+      std::string k = entry.key;
+      std::replace(k.begin(), k.end(), '-', '_');
+      if (k == key) throw InputError(entry.value_where, entry.key, e.problem());
+    }
+    throw InputError(SourceLocation{x.doc.path, 1, 1}, key, e.problem());
+  }
+  throw e;
+}
+
+}  // namespace
+
+PricedExperiment price_experiment(const Experiment& x, const std::string& currency) {
+  PricedExperiment out;
+  ExperimentCheck& c = out.check;
+  c.name = x.name;
+  c.owner = x.owner;
+  c.team = x.team;
+  c.approved_by = x.approved_by;
+  c.where = SourceLocation{x.doc.path, 1, 1};
+  for (const auto& e : x.doc.entries) c.lines[e.key] = e.where;
+  try {
+    const ResolvedModel rm = resolve_model(x.workload.model);
+    out.model = rm.arch.id;
+    const ParamCounts pc = count_params(rm.arch);
+    const Workload w = build_workload(x.workload, rm.arch);
+    RunFlags rf = x.run;
+    rf.currency = currency;
+    RunSettings run = build_run_settings(rf, w);
+    run.spec.gpus_fixed = true;  // as estimate prices it: the job as written
+    if (!run.has_work()) {
+      c.unpriced_reason = "no run size (tokens, steps or dataset_tokens)";
+      return out;
+    }
+    if (!x.max_cost.empty()) {
+      auto m = parse_money(x.max_cost);
+      if (!m || !(m.value->amount > 0)) bad_flag("--max-cost", m ? "must be positive" : m.error);
+      auto v = run.fx.convert(m.value->amount, m.value->currency.empty() ? currency : m.value->currency, currency);
+      if (!v) bad_flag("--max-cost", "no exchange rate to " + currency);
+      c.max_cost = *v;
+    }
+    c.deadline_seconds = run.spec.bill.deadline_seconds;
+    OfferFilter filter;
+    for (const auto& p : x.providers) {
+      const auto l = catalog().find_provider(p);
+      if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
+      filter.providers.push_back(l.found->id);
+    }
+    for (const auto& g : x.gpus) filter.gpus.push_back(resolve_gpu(g).id);
+    filter.regions = x.regions;
+    filter.offers = x.offers;
+    filter.max_gpus = x.max_gpus;
+    OfferSet set = evaluate_offers(catalog(), rm.arch, pc, w, run, filter);
+    rank_offers(set.priced, false);
+    if (set.priced.empty()) {
+      c.unpriced_reason = set.excluded.empty() ? "no offer matches its constraints"
+                                               : "no offer can run it (" + set.excluded.front().eval.excluded + ")";
+      return out;
+    }
+    auto it = std::find_if(set.priced.begin(), set.priced.end(), [](const PricedOffer& p) { return p.meets_deadline.value_or(true); });
+    const PricedOffer& best = it != set.priced.end() ? *it : set.priced.front();
+    out.best = best;
+    c.priced = true;
+    c.cost = best.total.value_or(0);
+    c.gpu_hours = best.eval.cost ? best.eval.cost->gpu_hours : 0;
+    c.wall_seconds = best.eval.cost ? best.eval.cost->wall_seconds : 0;
+    c.offer = best.offer->key();
+    c.spot = run.spec.bill.pricing == Pricing::spot;
+    if (best.eval.cost && best.eval.cost->spot && best.eval.cost->spot->checkpoint_interval_seconds > 0)
+      c.checkpoint_interval_seconds = best.eval.cost->spot->checkpoint_interval_seconds;
+    if (run.spec.bill.checkpoint_every_seconds) c.checkpoint_interval_seconds = run.spec.bill.checkpoint_every_seconds;
+    out.per_gpu_bytes = best.eval.per_gpu_bytes;
+    out.step_seconds = best.eval.time.step_seconds;
+  } catch (const InputError& e) {
+    rethrow_at_spec(x, e);
+  }
+  return out;
+}
+
+}  // namespace gpuplan::cli

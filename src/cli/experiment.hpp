@@ -1,0 +1,51 @@
+#pragma once
+// Experiment spec files (experiments/*.yaml): every `estimate` flag as a key of the same name
+// (dashes or underscores), plus name, owner, team, approved_by, max_cost and the offer
+// constraints `compare` takes. Read through the very flag definitions the CLI uses, so a spec
+// and a command line can never disagree about what a setting means.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/offer_rows.hpp"
+#include "cli/run_flags.hpp"
+#include "cli/workload_flags.hpp"
+#include "gpuplan/budget.hpp"
+#include "io/flat_yaml.hpp"
+
+namespace gpuplan::cli {
+
+struct Experiment {
+  io::FlatDocument doc;
+  std::string name, owner, team, approved_by, max_cost;
+  WorkloadFlags workload;
+  RunFlags run;
+  std::vector<std::string> providers, gpus, regions, offers;
+  int max_gpus = 0;
+};
+
+// Files, or folders whose *.yaml / *.yml files are read (sorted by name).
+std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths);
+
+Experiment load_experiment(const std::string& path);
+
+// Every key a spec may hold, with its help text (for `gpuplan schema experiment`).
+struct SpecKey {
+  std::string key, help;
+  bool flag = false;     // true/false
+  bool list = false;     // may repeat
+};
+std::vector<SpecKey> experiment_keys();
+
+// An experiment priced as `estimate` prices it: the cheapest offer that meets its deadline
+// (or the cheapest at all), money in `currency`.
+struct PricedExperiment {
+  ExperimentCheck check;
+  std::optional<PricedOffer> best;
+  double per_gpu_bytes = 0;
+  double step_seconds = 0;
+  std::string model;
+};
+PricedExperiment price_experiment(const Experiment& x, const std::string& currency);
+
+}  // namespace gpuplan::cli
