@@ -51,7 +51,7 @@ struct RunCost {
   bool egress_priced = true;
   double per_step = 0, per_million_tokens = 0;
   bool feasible = true;              // false: spot rate too high to finish, or restarts past the cap
-  std::string infeasible_reason;
+  const char* infeasible_reason = "";  // a literal: pricing allocates nothing
   std::optional<bool> meets_deadline;
   std::optional<SpotOutcome> spot;
 };

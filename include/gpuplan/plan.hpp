@@ -1,0 +1,91 @@
+#pragma once
+// The configuration search behind `gpuplan plan`: every method, precision, optimizer,
+// checkpointing, micro-batch (keeping the global batch), sharding, instance count, offer and
+// pricing, pruned by memory, scored by expected cost or time under a deadline and a budget.
+// Memory and FLOPs are computed once per workload variant and GPU count; the inner loop over
+// offers and pricings is arithmetic only (no allocation), which is what makes 10^6
+// configurations per second per core possible.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.hpp"
+#include "gpuplan/cost.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/step_time.hpp"
+#include "gpuplan/workload.hpp"
+
+namespace gpuplan {
+
+// One rentable offer, flattened for the inner loop.
+struct PlanOffer {
+  const Offer* offer = nullptr;
+  const Provider* provider = nullptr;
+  const Gpu* gpu = nullptr;
+  double to_display = 1;  // sheet currency -> display currency
+};
+
+// The dimensions searched; each list holds the values allowed.
+struct PlanSpace {
+  std::vector<Method> methods{Method::full, Method::lora, Method::qlora};
+  std::vector<Precision> precisions{Precision::bf16};
+  std::vector<Optimizer> optimizers{Optimizer::adamw, Optimizer::adamw_8bit};
+  std::vector<Checkpointing> checkpointing{Checkpointing::none, Checkpointing::full};
+  std::vector<Attention> attention{Attention::flash};
+  std::vector<std::int64_t> micro_batches{1, 2, 4, 8, 16, 32};
+  std::vector<Sharding> shardings{Sharding::ddp, Sharding::zero2, Sharding::fsdp};
+  std::vector<int> nodes{1, 2, 4, 8};  // instances of an offer
+  std::vector<Pricing> pricings{Pricing::on_demand, Pricing::spot, Pricing::reserved_1y};
+};
+
+enum class Objective { cost, time };
+
+struct PlanInputs {
+  ModelArch model;
+  ParamCounts params;
+  Workload base;                  // everything not searched (LoRA rank and targets, seq_len, ...)
+  std::int64_t global_batch = 0;  // sequences per optimizer step to keep (0: micro-batch x GPUs, free)
+  double tokens = 0;              // useful training tokens
+  std::optional<double> deadline_seconds;
+  std::optional<double> budget;   // display currency
+  Objective objective = Objective::cost;
+  RunInputs bill;                 // idle, tax, spot terms (compute/steps/tokens/gpus/pricing are set per candidate)
+  TimeConstants time;
+  double checkpoint_write_gbps = 1.0;
+  std::vector<PlanOffer> offers;
+};
+
+// One evaluated configuration (indices into PlanSpace's lists and PlanInputs::offers).
+struct Candidate {
+  std::uint8_t method = 0, precision = 0, optimizer = 0, checkpointing = 0, attention = 0, sharding = 0, pricing = 0;
+  std::int64_t micro_batch = 1;
+  int grad_accum = 1;
+  int gpus = 1;
+  int offer = 0;
+  double per_gpu_bytes = 0;
+  double step_seconds = 0, wall_seconds = 0, cost = 0, gpu_hours = 0, mfu = 0;
+  double checkpoint_interval_seconds = 0, expected_preemptions = 0;
+  bool meets_deadline = true, meets_budget = true;
+  bool feasible() const { return meets_deadline && meets_budget; }
+};
+
+struct PlanResult {
+  std::uint64_t evaluated = 0;     // configurations scored (fit, priced)
+  std::uint64_t considered = 0;    // configurations enumerated, pruned ones included
+  std::vector<Candidate> best;     // feasible, best first by the objective (at most `keep`)
+  std::vector<Candidate> pareto;   // cost/time front over every fitting configuration
+  std::optional<Candidate> cheapest, fastest;  // over every fitting configuration, feasible or not
+  // The best feasible configuration for each value of each dimension, for the reasons
+  // ("full fine-tuning: the cheapest plan costs 4.1x more").
+  std::vector<std::optional<Candidate>> best_by_method, best_by_precision, best_by_optimizer, best_by_checkpointing,
+      best_by_sharding, best_by_pricing;
+};
+
+// Searches the space. `keep` bounds the runners-up kept.
+PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_t keep = 10);
+
+// The workload a candidate stands for (for emitting launch files and re-checking).
+Workload candidate_workload(const PlanInputs& in, const PlanSpace& space, const Candidate& c);
+
+}  // namespace gpuplan
