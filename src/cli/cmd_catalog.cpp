@@ -6,6 +6,7 @@
 #include "gpuplan/error.hpp"
 #include "io/files.hpp"
 #include "io/shipped_data.hpp"
+#include "io/skypilot_csv.hpp"
 #include "io/yaml_catalog.hpp"
 
 namespace gpuplan::cli {
@@ -16,7 +17,7 @@ void setup_catalog(CLI::App& app) {
   cmd->require_subcommand(1);
   auto files = std::make_shared<std::vector<std::string>>();
   auto* validate = cmd->add_subcommand("validate", "Report every problem in catalog files, with file and line");
-  validate->add_option("files", *files, "Catalog YAML files")->required();
+  validate->add_option("files", *files, "Catalog YAML files or SkyPilot vms.csv price sheets")->required();
   add_common_options(*validate);
   validate->footer("Example: gpuplan catalog validate my-gpus.yaml my-prices.yaml\nExit 0 when all files are valid, 2 otherwise.");
   validate->callback([files] {
@@ -30,9 +31,22 @@ void setup_catalog(CLI::App& app) {
       std::vector<InputError> mine;
       Catalog parsed;
       try {
-        io::CatalogLoad load = io::parse_catalog_yaml(io::read_file(f), f, known);
-        mine = std::move(load.errors);
-        parsed = std::move(load.catalog);
+        const std::string text = io::read_file(f);
+        const bool csv = (f.size() > 4 && f.compare(f.size() - 4, 4, ".csv") == 0) || io::looks_like_skypilot_csv(text);
+        if (csv) {
+          io::SkypilotCsvLoad load = io::parse_skypilot_csv(text, f, known);
+          mine = std::move(load.errors);
+          parsed = std::move(load.catalog);
+          if (!load.unmapped.empty()) {
+            std::string names;
+            for (const auto& u : load.unmapped) names += (names.empty() ? "" : ", ") + u;
+            warn(f + ": rows left out, accelerator not in the GPU catalog: " + names);
+          }
+        } else {
+          io::CatalogLoad load = io::parse_catalog_yaml(text, f, known);
+          mine = std::move(load.errors);
+          parsed = std::move(load.catalog);
+        }
       } catch (const InputError& e) {
         mine.push_back(e);
       }

@@ -96,4 +96,8 @@ printf 'InstanceType,AcceleratorName,AcceleratorCount,Price,Region\nx,H100,8,abc
 expect 2 "--catalog bad SkyPilot CSV" -- "$G" gpus list --catalog "$TMP/bad_vms.csv"
 has err "bad_vms\.csv:2:10: field 'Price': expected a finite plain decimal number, got \"abc\"" "CSV error names file, line, column"
 
+expect 0 "validate a SkyPilot CSV" -- "$G" catalog validate "$FIX/skypilot/lambda_vms.csv"
+has out "lambda_vms.csv +0 +0 +1 +272 +0" "CSV offers counted"
+has err "accelerator not in the GPU catalog" "unmapped names warned"
+
 finish
