@@ -75,6 +75,7 @@ void run_compare(const CompareFlags& f) {
 
   OfferSet set = evaluate_offers(*c, m, pc, w, run, filter);
   rank_offers(set.priced, f.sort == "time");
+  collapse_regions(set.priced);
 
   Report r;
   r.json["model"] = {{"id", m.id}, {"name", m.name}, {"source", rm.source}};

@@ -78,6 +78,7 @@ void add_time_and_cost(const EstimateFlags& f, const ModelArch& m, const ParamCo
     for (const Gpu* g : gpus) filter.gpus.push_back(g->id);
   OfferSet set = evaluate_offers(catalog(), m, pc, w, run, filter);
   rank_offers(set.priced, false);
+  collapse_regions(set.priced);
   if (f.cost_rows < 1) bad_flag("--cost-rows", "expected 1 or more");
   const std::size_t rows = f.offers.empty() ? static_cast<std::size_t>(f.cost_rows) : set.priced.size();
   std::vector<PricedOffer> shown(set.priced.begin(), set.priced.begin() + static_cast<std::ptrdiff_t>(std::min(rows, set.priced.size())));

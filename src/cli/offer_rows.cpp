@@ -84,6 +84,23 @@ void rank_offers(std::vector<PricedOffer>& offers, bool by_time) {
   }
 }
 
+void collapse_regions(std::vector<PricedOffer>& offers) {
+  std::vector<PricedOffer> kept;
+  for (auto& p : offers) {
+    const std::string base = p.offer->id.substr(0, p.offer->id.find('@'));
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const PricedOffer& k) {
+      return k.provider == p.provider && k.offer->id.substr(0, k.offer->id.find('@')) == base && k.offer->id != p.offer->id &&
+             k.rate_per_hour == p.rate_per_hour && k.eval.workload.gpus == p.eval.workload.gpus;
+    });
+    if (same != kept.end() && p.offer->id.find('@') != std::string::npos) {
+      ++same->same_price_regions;
+      continue;
+    }
+    kept.push_back(std::move(p));
+  }
+  offers = std::move(kept);
+}
+
 nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
   const OfferEvaluation& e = p.eval;
   nlohmann::json j = {{"provider", p.provider->id},
@@ -103,7 +120,8 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
                       {"mfu", e.time.mfu},
                       {"scaling_efficiency", e.time.scaling_efficiency},
                       {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(e.per_gpu_bytes))},
-                      {"pareto", p.pareto}};
+                      {"pareto", p.pareto},
+                      {"same_price_regions", p.same_price_regions}};
   j["total"] = p.total ? nlohmann::json(*p.total) : nlohmann::json();
   j["meets_deadline"] = p.meets_deadline ? nlohmann::json(*p.meets_deadline) : nlohmann::json();
   j["meets_budget"] = p.meets_budget ? nlohmann::json(*p.meets_budget) : nlohmann::json();
@@ -149,7 +167,7 @@ io::Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings
   t.columns.push_back("pareto");
   for (const auto& p : offers) {
     std::vector<std::string> row = {p.provider->id,
-                                    p.offer->id,
+                                    p.offer->id + (p.same_price_regions ? " (+" + std::to_string(p.same_price_regions) + " regions)" : ""),
                                     p.offer->gpu,
                                     std::to_string(p.eval.workload.gpus),
                                     num(p.eval.time.tokens_per_second, 0),

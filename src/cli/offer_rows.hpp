@@ -32,6 +32,7 @@ struct PricedOffer {
   std::optional<double> total, compute, storage, egress, tax;
   std::optional<bool> meets_deadline, meets_budget;
   bool pareto = false;
+  int same_price_regions = 0;  // other regions of this instance type folded into this row
   double sort_cost() const { return total ? *total : per_million_tokens; }
   double sort_time() const { return eval.cost ? eval.cost->wall_seconds : eval.time.step_seconds; }
 };
@@ -47,6 +48,10 @@ OfferSet evaluate_offers(const Catalog& c, const ModelArch& m, const ParamCounts
 // Sorts by cost (total, or per million tokens without a run size) or by time, and marks the
 // cost/time Pareto front.
 void rank_offers(std::vector<PricedOffer>& offers, bool by_time);
+
+// Folds rows that differ only by region (SkyPilot sheets list every region at one price) into
+// the first, counting the others; keeps the order.
+void collapse_regions(std::vector<PricedOffer>& offers);
 
 nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run);
 io::Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& run, const std::string& title);

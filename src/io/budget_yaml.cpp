@@ -5,12 +5,15 @@
 
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
+#include "io/files.hpp"
 #include "io/flat_yaml.hpp"
 
 namespace gpuplan::io {
 
-BudgetPolicy load_budget_policy(const std::string& path) {
-  const FlatDocument doc = load_flat_yaml(path, "budget");
+BudgetPolicy load_budget_policy(const std::string& path) { return parse_budget_policy(read_file(path), path); }
+
+BudgetPolicy parse_budget_policy(const std::string& text, const std::string& path) {
+  const FlatDocument doc = parse_flat_yaml(text, path, "budget");
   BudgetPolicy p;
   p.where = SourceLocation{path, 1, 1};
   std::vector<InputError> errors;

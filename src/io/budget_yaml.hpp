@@ -8,5 +8,7 @@ namespace gpuplan::io {
 
 // Reads and checks a policy; throws InputErrors naming file, line and key.
 BudgetPolicy load_budget_policy(const std::string& path);
+// The same for text already read from `path`.
+BudgetPolicy parse_budget_policy(const std::string& text, const std::string& path);
 
 }  // namespace gpuplan::io

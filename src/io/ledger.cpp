@@ -68,8 +68,9 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
 
 }  // namespace
 
-LedgerLoad read_ledger(const std::string& path) {
-  const std::string text = read_file(path);
+LedgerLoad read_ledger(const std::string& path) { return parse_ledger(read_file(path), path); }
+
+LedgerLoad parse_ledger(const std::string& text, const std::string& path) {
   LedgerLoad out;
   std::vector<InputError> errors;
   int line = 0;

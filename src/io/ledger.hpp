@@ -17,6 +17,8 @@ struct LedgerLoad {
 // Reads a ledger; throws InputErrors naming file and line for any bad record other than a torn
 // last line (no newline at the end and not valid JSON), which is skipped with a warning.
 LedgerLoad read_ledger(const std::string& path);
+// The same for text already read from `path`.
+LedgerLoad parse_ledger(const std::string& text, const std::string& path);
 
 // The line a record is stored as (no newline).
 std::string ledger_line(const LedgerRecord& r);

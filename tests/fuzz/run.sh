@@ -14,10 +14,10 @@ if ! command -v clang++ >/dev/null || ! dpkg -s libclang-rt-14-dev >/dev/null 2>
 fi
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF \
   -DGPUPLAN_INSTALL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_skypilot_csv fuzz_hf_config fuzz_safetensors fuzz_units fuzz_cli
+cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_skypilot_csv fuzz_hf_config fuzz_safetensors fuzz_units fuzz_budget_files fuzz_cli
 mkdir -p "$BUILD/artifacts"
 status=0
-for target in catalog_yaml skypilot_csv hf_config safetensors units cli; do
+for target in catalog_yaml skypilot_csv hf_config safetensors units budget_files cli; do
   scratch=$(mktemp -d)
   echo "fuzz_$target: ${SECONDS_EACH}s" >&2
   if ! "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -close_fd_mask=$([[ $target == cli ]] && echo 2 || echo 0) \
