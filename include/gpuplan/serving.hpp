@@ -1,0 +1,220 @@
+#pragma once
+// Inference serving economics: how many sequences one replica holds (KV cache left after
+// weights and workspace), how fast it prefills and decodes at a given batch (a roofline of
+// memory reads against FLOPs), what latency it gives under queueing, how many replicas a
+// traffic level needs at a latency target, and what a month of that costs per offer.
+// Pure: no I/O, no catalog lookups; money in the offer's sheet currency.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.hpp"
+#include "gpuplan/cost.hpp"
+#include "gpuplan/model.hpp"
+#include "gpuplan/workload.hpp"
+
+namespace gpuplan {
+
+// Constants of the serving model; every one can be overridden. The cases named are rows of
+// shared/reference/throughput_measured.yaml (README "Serving" has the comparison).
+struct ServingConstants {
+  // Share of the card an engine takes, weights + workspace + KV cache (vLLM
+  // gpu_memory_utilization, default 0.9; TensorRT-LLM's KV fraction is 0.90-0.95 of what is free).
+  double memory_utilization = 0.9;
+  // Decode reads weights and KV at this share of peak bandwidth (as the time model:
+  // gpt-fast reads 1397 GB/s on an A100's 2039, llama.cpp 820 of a 4090's 1008).
+  double bandwidth_efficiency = 0.75;
+  // Dequantising kernels (int8/int4/nf4/fp4 weights, and fp8 on cards without fp8 tensor
+  // cores) reach a lower share: gpt-fast int4 862.69 GB/s against 1397.31 in bf16.
+  double quantised_bandwidth_factor = 862.69 / 1397.31;
+  // Prefill and compute-bound decode reach this share of the dense 16-bit peak. TensorRT-LLM
+  // v0.5 prefills 2048 tokens of a 7B on an A100 in 133 ms (trtllm061-...-ttft-isl2048): 0.67.
+  double compute_utilization = 0.65;
+  // Consumer cards fill their fewer SMs more easily (as default_hfu; llama.cpp pp512 on a 4090
+  // runs at 0.85 of the catalog's FP32-accumulate peak).
+  double consumer_compute_bonus = 0.05;
+  // fp8 GEMMs reach a lower share of their doubled peak (as default_hfu): NIM prefills 5000
+  // tokens of 70B fp8 on 2 H100s in 407 ms (0.46 of fp8 peak), TensorRT-LLM's 8B fp8
+  // max-load run implies 0.46 too.
+  double fp8_compute_factor = 0.7;
+  // Fixed cost of every forward pass: scheduling, kernel launches, sampling. Fitted to
+  // gpt-fast's batch-1 decode on an A100 (9.53 ms per token against 8.5 ms of weight reads) and
+  // vLLM's batch-8 run on an H200 (6.5 ms per step against 4.5 ms).
+  double step_overhead_seconds = 0.001;
+  // Tensor parallelism all-reduces twice per layer per forward pass: a fixed latency each plus
+  // the activations over the links. 20 us makes NIM's 70B TP2 batch-1 ITL (18.58 ms) come out.
+  double allreduce_latency_seconds = 20e-6;
+  double link_efficiency = 0.8;     // share of link bandwidth a ring all-reduce achieves (as the time model)
+  // Most sequences an engine batches (vLLM max_num_seqs default 256).
+  std::int64_t max_batch = 256;
+  // Tokens one forward pass may carry (vLLM max_num_batched_tokens for chunked prefill): sizes
+  // the activation workspace held beside the KV cache.
+  std::int64_t max_batched_tokens = 8192;
+  int kv_block_tokens = 16;          // KV cache block (vLLM default block_size 16)
+  // Planning headroom: a replica is never loaded past this share of its request capacity.
+  double max_utilization = 0.9;
+  double latency_quantile = 0.95;    // the "p95" of --ttft-p95
+};
+
+enum class Batching { continuous, static_batch };
+const char* to_string(Batching b);
+
+// What one request looks like. Tokens are means; max_output_tokens is the longest output a
+// static batch must wait for (0 = every output is output_tokens long).
+struct ServingRequest {
+  double prompt_tokens = 512;
+  double output_tokens = 256;
+  double max_output_tokens = 0;
+  double shared_prefix_tokens = 0;  // prompt tokens every request shares (prefix cache: stored and prefilled once)
+};
+
+// One replica's setup: the inference workload (weight format, KV dtype, precision,
+// tensor_parallel = GPUs per replica, constants.overhead_bytes), batching and constants.
+struct ServingConfig {
+  Workload workload;
+  Batching batching = Batching::continuous;
+  ServingConstants k;
+};
+
+// --- capacity ---------------------------------------------------------------------------
+struct ReplicaCapacity {
+  bool fits = false;
+  std::string why;                    // when it does not
+  double usable_bytes = 0;            // per GPU: memory x memory_utilization
+  double weight_bytes = 0;            // per GPU
+  double workspace_bytes = 0;         // per GPU: activations of one full pass, logits, CUDA context
+  double kv_free_bytes = 0;           // per GPU, for KV blocks
+  double kv_bytes_per_token = 0;      // per GPU
+  double kv_bytes_per_sequence = 0;   // per GPU, at the mean context (prefix excluded)
+  double context_tokens = 0;          // mean context a sequence holds (peak for static batching)
+  std::int64_t kv_bound_sequences = 0;       // what the KV cache holds
+  std::int64_t max_concurrent_sequences = 0; // that, capped at max_batch
+};
+ReplicaCapacity replica_capacity(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c,
+                                 const ServingRequest& r);
+
+// --- speed ------------------------------------------------------------------------------
+struct PassTime {
+  double seconds = 0;          // the whole forward pass
+  double memory_seconds = 0;   // weights + KV read
+  double compute_seconds = 0;  // FLOPs at the achieved peak
+  double comm_seconds = 0;     // tensor-parallel all-reduces
+  bool compute_bound = false;
+};
+// The dense peak a serving pass runs at (fp8 when the weights are fp8 and the card has it).
+double serving_peak_tflops(const Gpu& gpu, const ServingConfig& c);
+// Bytes one decode step reads per GPU for the weights (the embedding table is looked up,
+// not read; an MoE reads the experts the batch routes to).
+double decode_weight_bytes(const ModelArch& m, const ParamCounts& pc, const ServingConfig& c, double batch);
+// One decode step: `batch` sequences at `context_tokens` each, plus `prefill_tokens` of
+// other requests' prompts mixed into the same pass (chunked prefill), each attending to
+// `prefill_context` tokens on average.
+PassTime decode_step(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c, double batch,
+                     double context_tokens, double prefill_tokens = 0, double prefill_context = 0);
+// Prefill of `sequences` prompts of `prompt_tokens` new tokens after `cached_tokens` already cached.
+PassTime prefill(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c, double prompt_tokens,
+                 double sequences = 1, double cached_tokens = 0);
+
+// Tokens/s against batch for the serving pattern of `r` (continuous: its prefill mixed in).
+struct RooflinePoint {
+  std::int64_t batch = 0;
+  double step_seconds = 0;
+  double tokens_per_second = 0;   // output tokens, one replica
+  bool compute_bound = false;
+};
+std::vector<RooflinePoint> roofline(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c,
+                                    const ServingRequest& r, std::int64_t max_batch);
+// Batch at which a step stops being bound by memory reads (0 when it never does).
+double knee_batch(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c,
+                  const ServingRequest& r);
+
+// --- latency and replicas -----------------------------------------------------------------
+struct LatencyTargets {
+  std::optional<double> ttft_seconds;  // at the latency quantile
+  std::optional<double> tpot_seconds;
+};
+
+// Erlang C: probability an arrival waits in an M/M/c queue with offered load a = lambda/mu.
+double erlang_c(std::int64_t servers, double offered_load);
+// The q-quantile of the queueing wait in an M/M/c queue (0 when fewer than 1-q arrivals wait).
+double mmc_wait_quantile(std::int64_t servers, double arrivals_per_second, double service_seconds, double q);
+
+struct ReplicaPlan {
+  ReplicaCapacity capacity;
+  std::int64_t operating_batch = 0;   // sequences per replica at full load (TPOT target and KV bound it)
+  double tpot_seconds = 0;            // decode step at the operating batch
+  double prefill_seconds = 0;         // one request's prompt, alone
+  double request_seconds = 0;         // one request start to end at full load
+  double tokens_per_second = 0;       // output tokens per replica at the operating batch
+  double capacity_requests_per_second = 0;  // per replica at the operating batch, fully loaded
+  double max_requests_per_second = 0; // per replica, within the targets and max_utilization
+  double knee_batch = 0;
+  bool meets_latency = false;
+  std::string latency_why;            // the target that cannot be met, when one cannot
+};
+ReplicaPlan plan_replica(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c,
+                         const ServingRequest& r, const LatencyTargets& t);
+
+// --- fleet and cost -------------------------------------------------------------------------
+struct Traffic {
+  double mean_requests_per_second = 0;
+  double peak_factor = 1;             // peak / mean; replicas are sized for the peak
+};
+
+struct Scaling {
+  bool autoscale = false;             // false: the peak's replicas run all month
+  int min_replicas = 1;               // with autoscale; 0 = scale to zero
+  double keep_warm_seconds = 60;      // idle time before scaling to zero (Knative's 60 s stable window)
+  double cold_start_seconds = 0;      // launch + weight load before a scaled-to-zero replica answers
+};
+
+inline constexpr double kHoursPerMonth = 730;
+
+// One replica's state at a steady arrival rate: its mean concurrency solves Little's law
+// B = lambda * (prefill + (output - 1) * step(B)), capped at the operating batch.
+struct LoadPoint {
+  double mean_batch = 0;
+  double p95_batch = 0;               // Poisson quantile of the concurrency (M/G/inf), capped
+  double tpot_seconds = 0;            // decode step at p95_batch
+};
+LoadPoint load_point(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c,
+                     const ServingRequest& r, const ReplicaPlan& p, double arrivals_per_second);
+
+// TTFT at the quantile for one replica receiving `arrivals_per_second`: its prefill, the
+// decode pass it joins (at the load's p95 concurrency), and the M/M/c wait for a free slot.
+double ttft_quantile(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c,
+                     const ServingRequest& r, const ReplicaPlan& p, double arrivals_per_second);
+
+struct FleetPlan {
+  int replicas = 0;                   // at peak
+  double replica_hours_per_month = 0; // billed (idle capacity included)
+  double utilization = 0;             // mean traffic / capacity paid for
+  double ttft_seconds = 0;            // at the quantile, at peak
+  LoadPoint at_peak;                  // per replica
+  double cold_start_request_share = 0;// requests that find no warm replica (scale to zero)
+  double launches_per_month = 0;      // scale-to-zero starts
+  double output_tokens_per_month = 0;
+  double requests_per_month = 0;
+  bool meets_latency = false;
+  std::string latency_why;
+};
+FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ReplicaPlan& p, const ServingConfig& c,
+                     const ServingRequest& r, const Traffic& t, const Scaling& s, const LatencyTargets& targets);
+
+struct ServingCost {
+  int replicas_per_instance = 0;
+  int instances = 0;                  // at peak
+  double per_month = 0;               // billed, tax included
+  double rate_per_hour = 0;           // one instance, tax included
+  double per_million_output_tokens = 0;
+  double per_request = 0;
+  double at_full_load_per_million_output_tokens = 0;  // if every paid hour were busy
+};
+// nullopt when the offer has no price for the pricing or cannot host one replica (fewer GPUs
+// than tensor_parallel). `bill` carries pricing, tax and start-up overrides.
+std::optional<ServingCost> price_serving(const Offer& offer, const Provider& provider, const ServingConfig& c,
+                                         const ReplicaPlan& rp, const FleetPlan& f, const Scaling& s,
+                                         const RunInputs& bill);
+
+}  // namespace gpuplan

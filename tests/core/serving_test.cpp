@@ -1,0 +1,340 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/test_models.hpp"
+#include "gpuplan/memory.hpp"
+#include "gpuplan/serving.hpp"
+#include "gpuplan/units.hpp"
+
+using namespace gpuplan;
+
+namespace {
+
+// A round-number card: 80 GiB, 3000 GB/s, 1000 TFLOP/s bf16, 400 GB/s links.
+Gpu card() {
+  Gpu g;
+  g.id = "card";
+  g.memory_bytes = 80ull << 30;
+  g.memory_bandwidth_gbps = 3000;
+  g.dense_tflops[static_cast<int>(PeakPrecision::bf16)] = 1000;
+  g.dense_tflops[static_cast<int>(PeakPrecision::fp16)] = 1000;
+  g.interconnect_gbps = 400;
+  return g;
+}
+
+ServingConfig config(WeightFormat f = WeightFormat::native) {
+  ServingConfig c;
+  c.workload.method = Method::inference;
+  c.workload.weight_format = f;
+  return c;
+}
+
+ServingRequest request(double prompt, double output) {
+  ServingRequest r;
+  r.prompt_tokens = prompt;
+  r.output_tokens = output;
+  return r;
+}
+
+Offer offer(int gpus, double price) {
+  Offer o;
+  o.id = "o" + std::to_string(gpus);
+  o.gpu = "card";
+  o.gpus = gpus;
+  o.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = price;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("KV capacity is what the memory-utilisation share leaves after weights and workspace", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const ServingRequest r = request(512, 256);
+  const ReplicaCapacity cap = replica_capacity(m, pc, card(), c, r);
+  REQUIRE(cap.fits);
+  CHECK(cap.usable_bytes == Approx(0.9 * 80 * kGiB));
+  CHECK(cap.weight_bytes == Approx(pc.total() * 2));
+  // GQA: 2 x 32 layers x 8 KV heads x 128 x 2 bytes per token.
+  CHECK(cap.kv_bytes_per_token == Approx(2.0 * 32 * 8 * 128 * 2));
+  CHECK(cap.context_tokens == Approx(512 + 128));  // the mean context while decoding
+  CHECK(cap.kv_free_bytes == Approx(cap.usable_bytes - cap.weight_bytes - cap.workspace_bytes));
+  CHECK(cap.kv_bound_sequences == static_cast<std::int64_t>(std::floor(cap.kv_free_bytes / cap.kv_bytes_per_sequence)));
+  CHECK(cap.max_concurrent_sequences == 256);  // capped at vLLM's max_num_seqs
+  CHECK(cap.kv_bound_sequences > 256);
+
+  // An fp8 KV cache holds twice the sequences; a shared prefix stored once holds more.
+  ServingConfig fp8 = c;
+  fp8.workload.kv_cache_dtype = KvDtype::fp8;
+  CHECK(replica_capacity(m, pc, card(), fp8, r).kv_bound_sequences == Approx(2 * cap.kv_bound_sequences).epsilon(0.01));
+  ServingRequest shared = r;
+  shared.shared_prefix_tokens = 384;
+  CHECK(replica_capacity(m, pc, card(), c, shared).kv_bound_sequences > 2 * cap.kv_bound_sequences);
+
+  // vLLM's 0.9 is a knob: less of the card, fewer sequences.
+  ServingConfig half = c;
+  half.k.memory_utilization = 0.5;
+  CHECK(replica_capacity(m, pc, card(), half, r).kv_bound_sequences < cap.kv_bound_sequences);
+}
+
+TEST_CASE("a model whose weights leave no KV room does not fit, with the reason", "[serving]") {
+  const ModelArch m = testing::llama31_70b();
+  Gpu small = card();
+  small.memory_bytes = 24ull << 30;
+  const ReplicaCapacity cap = replica_capacity(m, count_params(m), small, config(), request(512, 256));
+  CHECK_FALSE(cap.fits);
+  CHECK(cap.why.find("usable per GPU") != std::string::npos);
+  const ReplicaPlan p = plan_replica(m, count_params(m), small, config(), request(512, 256), {});
+  CHECK_FALSE(p.meets_latency);
+}
+
+TEST_CASE("decode is memory-bound at batch 1 and compute-bound past the knee", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const Gpu g = card();
+  // Batch 1: every matmul weight read once (the embedding table is looked up, not read).
+  const double weights = pc.total() * 2 - pc.embedding * 2;
+  CHECK(decode_weight_bytes(m, pc, c, 1) == Approx(weights));
+  const PassTime one = decode_step(m, pc, g, c, 1, 0);
+  CHECK_FALSE(one.compute_bound);
+  CHECK(one.memory_seconds == Approx(weights / (3000e9 * 0.75)));
+  CHECK(one.seconds == Approx(one.memory_seconds + 0.001));
+  // Large batch: 2N FLOPs per sequence at 65% of peak.
+  const PassTime big = decode_step(m, pc, g, c, 4096, 0);
+  CHECK(big.compute_bound);
+  const double n = pc.total() - pc.embedding;
+  CHECK(big.compute_seconds == Approx(4096 * 2 * n / (1000e12 * 0.65)));
+
+  const ServingRequest r = request(512, 256);
+  const double knee = knee_batch(m, pc, g, c, r);
+  CHECK(knee > 1);
+  CHECK(knee < 1024);
+  const auto points = roofline(m, pc, g, c, r, 1024);
+  REQUIRE(points.size() == 11);  // 1, 2, 4, ..., 512, 1024
+  CHECK(points.front().batch == 1);
+  CHECK(points.back().batch == 1024);
+  for (std::size_t i = 1; i < points.size(); ++i) CHECK(points[i].tokens_per_second > points[i - 1].tokens_per_second);
+  CHECK_FALSE(points.front().compute_bound);
+  CHECK(points.back().compute_bound);
+  // Past the knee, throughput flattens: doubling the batch gains far less than 2x.
+  CHECK(points.back().tokens_per_second / points[points.size() - 2].tokens_per_second < 1.5);
+}
+
+TEST_CASE("quantised weights read fewer bytes, at the dequantising kernels' lower bandwidth", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig bf16 = config(), int4 = config(WeightFormat::int4_awq);
+  const double b16 = decode_weight_bytes(m, pc, bf16, 1), b4 = decode_weight_bytes(m, pc, int4, 1);
+  CHECK(b4 < b16 / 2.5);
+  const double t16 = decode_step(m, pc, card(), bf16, 1, 0).memory_seconds;
+  const double t4 = decode_step(m, pc, card(), int4, 1, 0).memory_seconds;
+  CHECK(t4 == Approx(b4 / (3000e9 * 0.75 * 862.69 / 1397.31)));
+  CHECK(t4 < t16);
+  // fp8 on a card with fp8 tensor cores runs at the fp8 peak and full bandwidth.
+  Gpu hopper = card();
+  hopper.dense_tflops[static_cast<int>(PeakPrecision::fp8)] = 2000;
+  const ServingConfig fp8 = config(WeightFormat::fp8);
+  CHECK(serving_peak_tflops(hopper, fp8) == 2000);
+  CHECK(serving_peak_tflops(card(), fp8) == 1000);
+  CHECK(decode_step(m, pc, hopper, fp8, 1, 0).memory_seconds == Approx(decode_weight_bytes(m, pc, fp8, 1) / (3000e9 * 0.75)));
+}
+
+TEST_CASE("prefill is compute-bound: 2N per prompt token plus causal attention", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const PassTime p = prefill(m, pc, card(), config(), 2048);
+  CHECK(p.compute_bound);
+  const double n = pc.total() - pc.embedding;
+  const double attn = 4.0 * 32 * 32 * 128 * 1024 * 2048;  // each token attends to half the prompt on average
+  CHECK(p.compute_seconds == Approx((2 * n * 2048 + attn) / (1000e12 * 0.65)));
+  // A cached prefix is not recomputed.
+  CHECK(prefill(m, pc, card(), config(), 512, 1, 1536).compute_seconds < p.compute_seconds / 3);
+}
+
+TEST_CASE("tensor parallelism splits the work and adds two all-reduces per layer", "[serving]") {
+  const ModelArch m = testing::llama31_70b();
+  const ParamCounts pc = count_params(m);
+  ServingConfig c = config();
+  c.workload.tensor_parallel = 4;
+  const PassTime t = decode_step(m, pc, card(), c, 1, 0);
+  const double bytes = 1.0 * m.hidden_size * 2 * 2.0 * 3 / 4;
+  CHECK(t.comm_seconds == Approx(2.0 * m.layers * (20e-6 + bytes / (400e9 * 0.8))));
+  CHECK(t.memory_seconds == Approx(decode_weight_bytes(m, pc, c, 1) / (3000e9 * 0.75)));
+  CHECK(decode_weight_bytes(m, pc, c, 1) == Approx((pc.total() - pc.embedding) * 2 / 4));
+}
+
+TEST_CASE("Erlang C and the M/M/c wait quantile match closed forms", "[serving]") {
+  CHECK(erlang_c(1, 0.5) == Approx(0.5));   // one server: P(wait) = utilisation
+  CHECK(erlang_c(2, 1.0) == Approx(1.0 / 3));
+  CHECK(erlang_c(4, 0) == 0);
+  CHECK(erlang_c(4, 4) == 1);
+  // One server at 50%: P(W > t) = 0.5 e^{-0.5 t}; the 95th percentile is ln(10)/0.5.
+  CHECK(mmc_wait_quantile(1, 0.5, 1.0, 0.95) == Approx(std::log(10.0) / 0.5));
+  CHECK(mmc_wait_quantile(100, 1.0, 1.0, 0.95) == 0);  // lightly loaded: nobody waits
+  CHECK(std::isinf(mmc_wait_quantile(2, 3.0, 1.0, 0.95)));
+}
+
+TEST_CASE("a TPOT target caps the batch; an impossible one is reported", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingRequest r = request(512, 256);
+  const ReplicaPlan free = plan_replica(m, pc, card(), config(), r, {});
+  REQUIRE(free.meets_latency);
+  CHECK(free.operating_batch == 256);
+  LatencyTargets t;
+  t.tpot_seconds = 0.5 * (free.tpot_seconds + decode_step(m, pc, card(), config(), 1, 640).seconds);
+  const ReplicaPlan capped = plan_replica(m, pc, card(), config(), r, t);
+  CHECK(capped.meets_latency);
+  CHECK(capped.operating_batch < 256);
+  CHECK(capped.tpot_seconds <= *t.tpot_seconds);
+  CHECK(capped.max_requests_per_second < free.max_requests_per_second);
+  t.tpot_seconds = 0.001;
+  const ReplicaPlan impossible = plan_replica(m, pc, card(), config(), r, t);
+  CHECK_FALSE(impossible.meets_latency);
+  CHECK(impossible.latency_why.find("TPOT at batch 1") != std::string::npos);
+  LatencyTargets ttft;
+  ttft.ttft_seconds = 0.001;
+  CHECK_FALSE(plan_replica(m, pc, card(), config(), r, ttft).meets_latency);
+}
+
+TEST_CASE("a TTFT target limits the traffic one replica takes", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const ServingRequest r = request(512, 256);
+  const ReplicaPlan loose = plan_replica(m, pc, card(), c, r, {});
+  CHECK(loose.max_requests_per_second == Approx(0.9 * loose.capacity_requests_per_second));
+  LatencyTargets t;
+  t.ttft_seconds = loose.prefill_seconds + 0.5 * loose.tpot_seconds;
+  const ReplicaPlan tight = plan_replica(m, pc, card(), c, r, t);
+  REQUIRE(tight.meets_latency);
+  CHECK(tight.max_requests_per_second < loose.max_requests_per_second);
+  CHECK(ttft_quantile(m, pc, card(), c, r, tight, tight.max_requests_per_second) <= *t.ttft_seconds + 1e-9);
+}
+
+TEST_CASE("static batching pays for padding and waits for the batch", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  ServingRequest r = request(512, 256);
+  r.max_output_tokens = 1024;  // each batch runs until its longest output
+  ServingConfig cont = config(), stat = config();
+  stat.batching = Batching::static_batch;
+  const ReplicaPlan a = plan_replica(m, pc, card(), cont, r, {});
+  const ReplicaPlan b = plan_replica(m, pc, card(), stat, r, {});
+  REQUIRE(b.capacity.fits);
+  CHECK(b.capacity.context_tokens == Approx(512 + 1024));  // reserved for the whole sequence
+  CHECK(b.tokens_per_second < a.tokens_per_second / 2);
+  CHECK(ttft_quantile(m, pc, card(), stat, r, b, 1.0) > ttft_quantile(m, pc, card(), cont, r, a, 1.0));
+}
+
+TEST_CASE("replicas follow the traffic; low traffic pays for idle capacity", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const ServingRequest r = request(512, 256);
+  const ReplicaPlan p = plan_replica(m, pc, card(), c, r, {});
+  Traffic busy{3.5 * p.max_requests_per_second, 1};
+  FleetPlan f = plan_fleet(m, pc, card(), p, c, r, busy, {}, {});
+  CHECK(f.replicas == 4);
+  CHECK(f.replica_hours_per_month == Approx(4 * 730));
+  CHECK(f.meets_latency);
+  Traffic peaky{busy.mean_requests_per_second, 2};
+  CHECK(plan_fleet(m, pc, card(), p, c, r, peaky, {}, {}).replicas == 7);
+
+  Traffic quiet{0.01, 1};
+  f = plan_fleet(m, pc, card(), p, c, r, quiet, {}, {});
+  CHECK(f.replicas == 1);
+  CHECK(f.utilization < 0.01);
+  Scaling zero;
+  zero.autoscale = true;
+  zero.min_replicas = 0;
+  zero.cold_start_seconds = 30;
+  const FleetPlan z = plan_fleet(m, pc, card(), p, c, r, quiet, zero, {});
+  CHECK(z.replica_hours_per_month < f.replica_hours_per_month);
+  CHECK(z.cold_start_request_share > 0.05);
+  CHECK(z.ttft_seconds > 30);  // more than 5% of requests meet a cold start
+  LatencyTargets t;
+  t.ttft_seconds = 2.0;
+  CHECK_FALSE(plan_fleet(m, pc, card(), p, c, r, quiet, zero, t).meets_latency);
+}
+
+TEST_CASE("a month of serving is billed in whole instances", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const ServingRequest r = request(512, 256);
+  const ReplicaPlan p = plan_replica(m, pc, card(), c, r, {});
+  const FleetPlan f = plan_fleet(m, pc, card(), p, c, r, Traffic{1.0, 1}, {}, {});
+  REQUIRE(f.replicas == 1);
+  Provider prov;
+  prov.tax_rate = 0.18;
+  RunInputs bill;
+  const auto one = price_serving(offer(1, 2.0), prov, c, p, f, {}, bill);
+  REQUIRE(one);
+  CHECK(one->instances == 1);
+  CHECK(one->per_month == Approx(2.0 * 730 * 1.18));
+  CHECK(one->per_request == Approx(one->per_month / (1.0 * 730 * 3600)));
+  CHECK(one->per_million_output_tokens == Approx(one->per_month / (730 * 3600 * 256.0) * 1e6));
+  CHECK(one->at_full_load_per_million_output_tokens < one->per_million_output_tokens);
+  // One replica on an 8-GPU instance pays for all eight.
+  const auto eight = price_serving(offer(8, 2.0), prov, c, p, f, {}, bill);
+  REQUIRE(eight);
+  CHECK(eight->replicas_per_instance == 8);
+  CHECK(eight->per_month == Approx(8 * one->per_month));
+  // A replica wider than the instance cannot be placed.
+  ServingConfig tp4 = c;
+  tp4.workload.tensor_parallel = 4;
+  CHECK_FALSE(price_serving(offer(2, 2.0), prov, tp4, p, f, {}, bill));
+  // Autoscaling bills the mean traffic's share of replicas, at least the minimum.
+  Scaling as;
+  as.autoscale = true;
+  as.min_replicas = 1;
+  const FleetPlan fa = plan_fleet(m, pc, card(), p, c, r, Traffic{0.1, 1}, as, {});
+  const auto a = price_serving(offer(1, 2.0), prov, c, p, fa, as, bill);
+  REQUIRE(a);
+  CHECK(a->per_month == Approx(one->per_month));
+}
+
+TEST_CASE("an MoE decode step reads only the experts its batch routes to", "[serving]") {
+  ModelArch m = testing::llama31_8b();
+  m.experts = 8;
+  m.experts_per_token = 2;
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const double one = decode_weight_bytes(m, pc, c, 1), many = decode_weight_bytes(m, pc, c, 64);
+  CHECK(one < many);
+  CHECK(many == Approx(pc.total() * 2 - pc.embedding * 2).epsilon(1e-6));
+  CHECK(one == Approx(pc.total() * 2 - pc.embedding * 2 - pc.mlp * 2 * 0.75));
+}
+
+TEST_CASE("scale to zero bills on-periods; a big instance is up whenever its one replica is", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const ServingRequest r = request(512, 256);
+  const ReplicaPlan p = plan_replica(m, pc, card(), c, r, {});
+  Scaling zero;
+  zero.autoscale = true;
+  zero.min_replicas = 0;
+  zero.cold_start_seconds = 30;
+  const FleetPlan f = plan_fleet(m, pc, card(), p, c, r, Traffic{0.001, 1}, zero, {});
+  REQUIRE(f.launches_per_month > 0);
+  Provider per_second;
+  RunInputs bill;
+  const auto one = price_serving(offer(1, 2.0), per_second, c, p, f, zero, bill);
+  const auto eight = price_serving(offer(8, 2.0), per_second, c, p, f, zero, bill);
+  REQUIRE(one);
+  REQUIRE(eight);
+  CHECK(one->per_month == Approx(2.0 * f.replica_hours_per_month).epsilon(0.01));
+  CHECK(eight->per_month == Approx(8 * one->per_month).epsilon(0.01));
+  // Hourly billing rounds every launch up to an hour.
+  Provider hourly;
+  hourly.billing_increment_seconds = 3600;
+  const auto h = price_serving(offer(1, 2.0), hourly, c, p, f, zero, bill);
+  REQUIRE(h);
+  CHECK(h->per_month == Approx(2.0 * f.launches_per_month).epsilon(0.01));
+  CHECK(h->per_month > 5 * one->per_month);
+}
