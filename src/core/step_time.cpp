@@ -137,11 +137,17 @@ DecodeTime estimate_decode(const ModelArch& m, const ParamCounts& pc, const Work
   const MemoryBreakdown mem = estimate_memory(m, pc, w);
   // Each decode step reads every weight once (MoE: only the routed experts, bounded by all of
   // them) and each sequence's KV cache at its average length, half the context.
-  const double weights = mem[MemComponent::weights] * (pc.total() > 0 ? std::min(1.0, pc.active / pc.total()) : 1.0);
+  // An untied embedding table is looked up, not read: one row per token.
+  const double lookup_only = m.tied_embeddings ? 0.0 : pc.embedding * (w.precision == Precision::fp32 ? 4.0 : 2.0) / tp;
+  const double weights = std::max(0.0, mem[MemComponent::weights] - lookup_only) *
+                         (pc.total() > 0 ? std::min(1.0, pc.active / pc.total()) : 1.0);
   const double kv = mem[MemComponent::kv_cache] / 2;
   double bw = gpu.memory_bandwidth_gbps * 1e9 * k.bandwidth_efficiency;
+  // fp8 weights on cards with fp8 tensor cores are used as they are; everything narrower (or
+  // fp8 elsewhere) is dequantised in the kernel.
+  const bool native_fp8 = w.weight_format == WeightFormat::fp8 && gpu.tflops(PeakPrecision::fp8) > 0;
   const bool dequantises = w.weight_format != WeightFormat::native && w.weight_format != WeightFormat::fp16 &&
-                           w.weight_format != WeightFormat::bf16 && w.weight_format != WeightFormat::fp32;
+                           w.weight_format != WeightFormat::bf16 && w.weight_format != WeightFormat::fp32 && !native_fp8;
   if (dequantises) bw *= k.quantised_bandwidth_factor;
   const double peak = peak_tflops(gpu, w.precision == Precision::fp32 ? Precision::fp32 : Precision::fp16) * 1e12;
   const double n = matmul_params(m, pc) / tp;
