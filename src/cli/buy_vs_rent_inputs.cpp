@@ -1,0 +1,402 @@
+#include "cli/buy_vs_rent_inputs.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <set>
+
+#include "cli/common.hpp"
+#include "cli/format_values.hpp"
+#include "cli/model_source.hpp"
+#include "gpuplan/tco_defaults.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan::cli {
+namespace td = tco_defaults;
+namespace {
+
+constexpr int kMaxFleet = 1024;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A share ("60%", "0.6") or, for ratios such as PUE, a plain number; the range is said the same way.
+double fraction_flag(const std::string& flag, const std::string& text, double min, double max, const char* example) {
+  auto v = parse_fraction(text);
+  if (!v) bad_flag(flag, v.error);
+  if (*v.value < min || *v.value > max) {
+    const bool ratio = std::string(example).find('%') == std::string::npos;
+    const std::string range = ratio ? num(min, 2) + " to " + num(max, 2) : num(min * 100, 0) + "% to " + num(max * 100, 0) + "%";
+    bad_flag(flag, "expected " + range + " (e.g. " + example + "), got \"" + text + "\"");
+  }
+  return *v.value;
+}
+
+// Money with an optional unit after a slash ("0.12/kWh", "10 INR/kWh", "$200/kW"), converted
+// to the display currency; a bare number is in the display currency.
+double money_flag(const std::string& flag, std::string text, const std::vector<std::string>& units, const RunSettings& run) {
+  const auto slash = text.find('/');
+  if (slash != std::string::npos) {
+    const std::string unit = lower(text.substr(slash + 1));
+    if (std::find(units.begin(), units.end(), unit) == units.end()) {
+      std::string list;
+      for (const auto& u : units) list += (list.empty() ? "" : ", ") + u;
+      bad_flag(flag, "unknown unit \"" + text.substr(slash + 1) + "\" in \"" + text + "\" (expected " + list + ")");
+    }
+    text = text.substr(0, slash);
+  }
+  auto m = parse_money(text);
+  if (!m) bad_flag(flag, m.error);
+  if (m.value->amount < 0) bad_flag(flag, "must not be negative, got \"" + text + "\"");
+  const std::string cur = m.value->currency.empty() ? run.currency : m.value->currency;
+  auto v = run.fx.convert(m.value->amount, cur, run.currency);
+  if (!v) bad_flag(flag, "no exchange rate from " + cur + " to " + run.currency + " (add --fx " + cur + ":" + run.currency + "=RATE)");
+  return *v;
+}
+
+// "3y", "2.5y", "18mo", "36 months": a whole number of months, at least one.
+int horizon_months(const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' || text[i] == '-')) ++i;
+  const std::string number = text.substr(0, i);
+  std::string unit = lower(text.substr(i));
+  unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
+  auto n = parse_count(number);
+  if (number.empty() || !n) bad_flag("--horizon", "expected a horizon such as 3y or 18mo, got \"" + text + "\"");
+  double months = 0;
+  if (unit == "y" || unit == "yr" || unit == "yrs" || unit == "year" || unit == "years") months = *n.value * 12;
+  else if (unit == "mo" || unit == "month" || unit == "months") months = *n.value;
+  else if (unit == "m") bad_flag("--horizon", "\"m\" is ambiguous: write 18mo for months (or 1.5y)");
+  else bad_flag("--horizon", "expected a horizon such as 3y or 18mo, got \"" + text + "\" (units: y, mo)");
+  if (!(months > 0)) bad_flag("--horizon", "must be longer than zero, got \"" + text + "\"");
+  if (std::fabs(months - std::round(months)) > 1e-9) bad_flag("--horizon", "must be a whole number of months, got \"" + text + "\"");
+  if (months > 240) bad_flag("--horizon", "at most 20y, got \"" + text + "\"");
+  return static_cast<int>(std::lround(months));
+}
+
+double uncertainty_flag(std::string text) {
+  for (const char* prefix : {"\xC2\xB1", "+/-", "+-"}) {
+    const std::string p = prefix;
+    if (text.compare(0, p.size(), p) == 0) {
+      text = text.substr(p.size());
+      break;
+    }
+  }
+  return fraction_flag("--uncertainty", text, 0.0, 1.0, "±40%");
+}
+
+double bf16_or_best(const Gpu& g) {
+  for (PeakPrecision p : {PeakPrecision::bf16, PeakPrecision::fp16, PeakPrecision::fp32})
+    if (g.tflops(p) > 0) return g.tflops(p);
+  return 0;
+}
+
+// Of `all`, the offers that are the cheapest per GPU-hour for some width 1..fleet (whole
+// instances, tax and currency included): the only ones a period could rent on.
+std::vector<RentOffer> cheapest_shapes(const std::vector<RentOffer>& all, Pricing pricing, int fleet,
+                                       const std::optional<double>& tax) {
+  std::vector<bool> keep(all.size(), false);
+  auto widths = [&] {
+    std::vector<int> w;
+    for (int i = 1; i <= std::min(fleet, 64); ++i) w.push_back(i);
+    if (fleet > 64) w.push_back(fleet);
+    return w;
+  }();
+  for (int w : widths) {
+    int best = -1;
+    double best_cost = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const Offer& o = *all[i].offer;
+      const auto price = o.price(pricing);
+      if (!price) continue;
+      const int per = std::max(1, o.gpus);
+      const double cost = ((w + per - 1) / per) * per * *price * (1 + tax.value_or(all[i].provider->tax_rate.value_or(0.0))) *
+                          all[i].currency_rate;
+      if (best < 0 || cost < best_cost) best = static_cast<int>(i), best_cost = cost;
+    }
+    if (best >= 0) keep[static_cast<std::size_t>(best)] = true;
+  }
+  std::vector<RentOffer> out;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (keep[i]) out.push_back(all[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string money(double amount, const std::string& currency, int decimals) {
+  std::string digits = num(std::fabs(amount), decimals);
+  const auto dot = digits.find('.');
+  std::string whole = digits.substr(0, dot), frac = dot == std::string::npos ? "" : digits.substr(dot);
+  std::string grouped;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
+    grouped += whole[i];
+  }
+  return (amount < 0 && std::fabs(amount) >= 0.5 * std::pow(10.0, -decimals) ? "-" : "") + grouped + frac + " " + currency;
+}
+
+void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
+  cmd.add_option("--gpu", f.gpu, "The GPU to buy (id or alias, e.g. rtx-4090, \"H100\")")->required();
+  cmd.add_option("--count", f.count, "GPUs to buy, and the GPUs the work runs on at once (default: what the peak demand needs)");
+  cmd.add_option("--gpu-hours-per-month", f.gpu_hours, "Expected demand in GPU-hours a month, e.g. 300");
+  cmd.add_option("--utilisation", f.utilisation, "Expected demand as a share of --count GPUs around the clock, e.g. 60%");
+  cmd.add_option("--demand", f.demand, "Demand profile: CSV or YAML of GPU-hours (or GPUs busy) per day or week");
+  cmd.add_option("--uncertainty", f.uncertainty, "How far demand may be off, e.g. ±40% (from 30% on, owned GPUs must pay at the low end)");
+  cmd.add_option("--offer", f.offer, "Rent on this offer, as provider/offer (default: the cheapest of the same GPU)");
+  cmd.add_option("--pricing", f.run.pricing, "Rent as on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
+  cmd.add_option("--horizon", f.horizon, "How long the hardware is kept, e.g. 3y or 18mo")->capture_default_str();
+  cmd.add_option("--gpu-price", f.gpu_price, "Purchase price per GPU, e.g. 1800 or 150000INR (default: the catalog's list price)");
+  cmd.add_option("--rest-of-machine", f.rest_of_machine, "CPU, board, RAM, storage, PSU, chassis and network per build");
+  cmd.add_option("--gpus-per-build", f.gpus_per_build, "GPUs one build holds (default: 4 desk-side, 8 data-centre)");
+  cmd.add_option("--power-price", f.power_price, "Electricity, e.g. 0.12/kWh or 8INR/kWh");
+  cmd.add_option("--load-factor", f.load_factor, "Wall power while busy as a multiple of TDP, e.g. 1.0 or 182%");
+  cmd.add_option("--idle-power", f.idle_power, "Draw of an idle owned GPU as a share of TDP, e.g. 10%");
+  cmd.add_option("--pue", f.pue, "Facility power over IT power, e.g. 1.4");
+  cmd.add_option("--maintenance", f.maintenance, "Upkeep per year as a share of the hardware price, e.g. 8%");
+  cmd.add_option("--failure-rate", f.failure_rate, "GPUs replaced per GPU-year at the purchase price, e.g. 5%");
+  cmd.add_option("--colo", f.colo, "Colocation or rack fee per provisioned kW per month, e.g. 200/kW");
+  cmd.add_option("--ops-hours-per-month", f.ops_hours, "Engineer hours a month on drivers, hardware and failed jobs");
+  cmd.add_option("--engineer-rate", f.engineer_rate, "Cost of an engineer hour, e.g. 80/h");
+  cmd.add_option("--resale", f.resale, "Share of the hardware's value kept per year, e.g. 85%");
+  cmd.add_option("--financing", f.financing, "Annual interest when the hardware is financed, e.g. 9%");
+  cmd.add_option("--tax", f.run.tax, "Tax on the rental bill, e.g. 18% (default: the sheet's own)");
+  cmd.add_option("--currency", f.run.currency, "Show money in this currency (ISO code, e.g. INR)")->capture_default_str();
+  cmd.add_option("--fx", f.run.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
+  cmd.add_option("--preemptions-per-hour", f.run.preemptions_per_hour, "Spot preemption rate per instance (default: the offer's)");
+  cmd.add_option("--checkpoint-time", f.checkpoint_time, "Time to write one checkpoint on spot, e.g. 2m")->capture_default_str();
+  cmd.add_option("--restart-time", f.run.restart_time, "Relaunch and reload time after a spot preemption")->capture_default_str();
+}
+
+BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
+  BuyVsRentSetup s;
+  s.run = build_run_settings(f.run, Workload{});
+  const RunSettings& run = s.run;
+  const std::string& cur = run.currency;
+  auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
+  const Catalog& c = catalog();
+  s.gpu = &resolve_gpu(f.gpu);
+  const Gpu& gpu = *s.gpu;
+  const bool rack = gpu.form == GpuForm::datacentre;
+  OwnedTerms& o = s.in.owned;
+  s.in.uncertainty_rule = td::kUncertaintyRule;
+
+  // --- demand --------------------------------------------------------------------------------
+  const int demand_flags = !f.gpu_hours.empty() + !f.utilisation.empty() + !f.demand.empty();
+  if (demand_flags == 0)
+    bad_flag("--gpu-hours-per-month", "give the demand: --gpu-hours-per-month H, --utilisation P% (of --count GPUs) or --demand FILE");
+  if (demand_flags > 1) bad_flag("--gpu-hours-per-month", "give one of --gpu-hours-per-month, --utilisation or --demand");
+  s.count_given = !f.count.empty();
+  int count = 0;
+  if (s.count_given) {
+    auto c = parse_int(f.count, 1, kMaxFleet);
+    if (!c) bad_flag("--count", c.error);
+    count = static_cast<int>(*c.value);
+  }
+  if (!f.uncertainty.empty()) s.in.uncertainty = uncertainty_flag(f.uncertainty);
+  const double u = s.in.uncertainty;
+  if (!f.demand.empty()) {
+    s.profile = load_demand_profile(f.demand);
+    s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
+    s.demand_source = "file";
+  } else {
+    double h = 0;
+    if (!f.gpu_hours.empty()) {
+      auto v = parse_count(f.gpu_hours);
+      if (!v) bad_flag("--gpu-hours-per-month", v.error);
+      if (*v.value > 1e9) bad_flag("--gpu-hours-per-month", "more than 1e9 GPU-hours a month");
+      h = *v.value;
+      s.demand_source = "gpu_hours_per_month";
+    } else {
+      const double util = fraction_flag("--utilisation", f.utilisation, 0.0, 1.0, "60%");
+      h = util * (s.count_given ? count : 1) * td::kHoursPerMonth;
+      s.demand_source = "utilisation";
+    }
+    s.in.demand = uncertain_demand(h, u);
+  }
+  s.hours_per_month = s.in.demand.gpu_hours_per_month();
+  const double peak = s.in.demand.peak_gpus();
+  const int needed = std::max(1, static_cast<int>(std::ceil(peak - 1e-9)));
+  if (s.count_given) {
+    s.in.fleet_gpus = count;
+    if (needed > count)
+      s.notes.push_back("demand peaks at " + num(peak, 1) + " GPUs busy at once: BUY owns --count " + std::to_string(count) +
+                        " and rents the overflow");
+  } else {
+    if (needed > kMaxFleet)
+      bad_flag("--gpu-hours-per-month", "demand needs " + std::to_string(needed) + " GPUs at its peak; at most " +
+                                            std::to_string(kMaxFleet) + " are modelled");
+    s.in.fleet_gpus = needed;
+  }
+  const int n = s.in.fleet_gpus;
+
+  // --- horizon and ownership terms -----------------------------------------------------------
+  s.in.horizon_months = horizon_months(f.horizon);
+  auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
+  if (!f.gpu_price.empty()) {
+    o.gpu_price = money_flag("--gpu-price", f.gpu_price, {"gpu"}, run);
+    if (!(o.gpu_price > 0)) bad_flag("--gpu-price", "must be positive");
+  } else if (gpu.price_usd) {
+    o.gpu_price = usd(*gpu.price_usd);
+    note_default(gpu.id + " at its catalog list price " + money(o.gpu_price, cur, 0), "--gpu-price");
+  } else {
+    bad_flag("--gpu-price", gpu.id + " has no purchase price in the catalog: pass --gpu-price (per GPU, e.g. --gpu-price 25000)");
+  }
+  o.gpus_per_build = rack ? td::kGpusPerBuildDatacentre : td::kGpusPerBuildConsumer;
+  if (!f.gpus_per_build.empty()) {
+    auto g = parse_int(f.gpus_per_build, 1, 64);
+    if (!g) bad_flag("--gpus-per-build", g.error);
+    o.gpus_per_build = static_cast<int>(*g.value);
+  }
+  if (!f.rest_of_machine.empty()) {
+    o.rest_of_machine_per_build = money_flag("--rest-of-machine", f.rest_of_machine, {"build"}, run);
+  } else if (rack) {
+    o.rest_of_machine_per_build = td::kRestOfMachineDatacentreShare * o.gpus_per_build * o.gpu_price;
+    note_default("rest of machine " + money(o.rest_of_machine_per_build, cur, 0) + " per " + std::to_string(o.gpus_per_build) +
+                     "-GPU build: network and cabling only (12.5% of the GPUs), no server host",
+                 "--rest-of-machine");
+    s.notes.push_back("the data-centre rest-of-machine default covers network and cabling only; add the server host with --rest-of-machine (the cited 8xH100 node is 300-350k USD all-in)");
+  } else {
+    o.rest_of_machine_per_build = usd(td::kRestOfMachineConsumerUsd);
+    note_default("rest of machine " + money(o.rest_of_machine_per_build, cur, 0) + " per " + std::to_string(o.gpus_per_build) + "-GPU build",
+                 "--rest-of-machine");
+  }
+  o.tdp_watts = gpu.tdp_watts;
+  if (!f.power_price.empty()) o.power_price_per_kwh = money_flag("--power-price", f.power_price, {"kwh"}, run);
+  else {
+    o.power_price_per_kwh = usd(rack ? td::kPowerPriceDatacentreUsdPerKwh : td::kPowerPriceConsumerUsdPerKwh);
+    note_default("power " + money(o.power_price_per_kwh, cur, 3) + "/kWh", "--power-price");
+  }
+  auto fraction_or = [&](const std::string& text, const char* flag, double min, double max, const char* example, double dflt,
+                         const std::string& what) {
+    if (!text.empty()) return fraction_flag(flag, text, min, max, example);
+    note_default(what, flag);
+    return dflt;
+  };
+  const double lf = rack ? td::kLoadFactorDatacentre : td::kLoadFactorConsumer;
+  o.load_factor = fraction_or(f.load_factor, "--load-factor", 0.01, 5.0, "1.2", lf, "load factor " + num(lf, 2) + " x TDP");
+  o.idle_power_share = fraction_or(f.idle_power, "--idle-power", 0.0, 1.0, "10%", td::kIdlePowerShare, "idle draw " + num(td::kIdlePowerShare * 100, 0) + "% of TDP");
+  const double pue = rack ? td::kPueDatacentre : td::kPueConsumer;
+  o.pue = fraction_or(f.pue, "--pue", 1.0, 3.0, "1.4", pue, "PUE " + num(pue, 2));
+  o.maintenance_per_year = fraction_or(f.maintenance, "--maintenance", 0.0, 1.0, "8%", td::kMaintenancePerYear,
+                                       "maintenance " + num(td::kMaintenancePerYear * 100, 0) + "%/year");
+  o.failures_per_gpu_year = fraction_or(f.failure_rate, "--failure-rate", 0.0, 1.0, "5%", td::kFailuresPerGpuYear,
+                                        "failures " + num(td::kFailuresPerGpuYear * 100, 2) + "%/GPU-year");
+  const double kept = rack ? td::kResaleKeptPerYearDatacentre : td::kResaleKeptPerYearConsumer;
+  o.resale_kept_per_year = fraction_or(f.resale, "--resale", 0.0, 1.5, "85%", kept, "resale keeps " + num(kept * 100, 1) + "%/year");
+  o.financing_per_year = fraction_or(f.financing, "--financing", 0.0, 1.0, "9%", td::kFinancingPerYear, "bought outright");
+  if (!f.colo.empty()) o.colo_per_kw_month = money_flag("--colo", f.colo, {"kw", "kw-month", "kw/month"}, run);
+  else {
+    o.colo_per_kw_month = usd(rack ? td::kColoDatacentreUsdPerKwMonth : td::kColoConsumerUsdPerKwMonth);
+    if (o.colo_per_kw_month > 0) note_default("colocation " + money(o.colo_per_kw_month, cur, 0) + "/kW/month", "--colo");
+  }
+  if (!f.ops_hours.empty()) {
+    auto h = parse_count(f.ops_hours);
+    if (!h) bad_flag("--ops-hours-per-month", h.error);
+    if (*h.value > td::kHoursPerMonth) bad_flag("--ops-hours-per-month", "more hours than a month has");
+    o.ops_hours_per_month = *h.value;
+    if (f.engineer_rate.empty() && o.ops_hours_per_month > 0) bad_flag("--ops-hours-per-month", "needs --engineer-rate (e.g. 80/h)");
+  }
+  if (!f.engineer_rate.empty()) o.engineer_rate_per_hour = money_flag("--engineer-rate", f.engineer_rate, {"h", "hr", "hour"}, run);
+  s.ops_counted = o.ops_hours_per_month > 0 && o.engineer_rate_per_hour > 0;
+  if (!s.ops_counted)
+    s.notes.push_back("engineer time is not counted (no published figure): add it with --ops-hours-per-month and --engineer-rate");
+
+  // --- renting -------------------------------------------------------------------------------
+  const Pricing pricing = run.spec.bill.pricing;
+  RunInputs bill;
+  bill.tax_rate = run.spec.bill.tax_rate;
+  bill.preemptions_per_hour = run.spec.bill.preemptions_per_hour;
+  bill.restart_seconds = run.spec.bill.restart_seconds;
+  bill.max_restarts = INT_MAX;  // a month of work, not one job: no cap
+  auto ckpt = parse_seconds(f.checkpoint_time);
+  if (!ckpt) bad_flag("--checkpoint-time", ckpt.error);
+  bill.checkpoint_seconds = *ckpt.value;
+
+  auto rent_offer = [&](const Provider& p, const Offer& off) { return RentOffer{&off, &p, to_display(1.0, p.currency, run, p.where)}; };
+  // Every loaded offer of one GPU with a price for `pr`.
+  auto offers_of = [&](const std::string& gpu_id, Pricing pr) {
+    std::vector<RentOffer> out;
+    for (const auto& p : c.providers)
+      for (const auto& off : p.offers)
+        if (off.gpu == gpu_id && off.price(pr)) out.push_back(rent_offer(p, off));
+    return out;
+  };
+  RentTerms& rent = s.in.rent;
+  rent.pricing = pricing;
+  rent.run = bill;
+  const Offer* pinned = nullptr;
+  const Provider* pinned_provider = nullptr;
+  if (!f.offer.empty()) {
+    const auto slash = f.offer.find('/');
+    if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. runpod/rtx-4090-x1, got \"" + f.offer + "\"");
+    const auto l = c.find_provider(f.offer.substr(0, slash));
+    if (!l.found) bad_flag("--offer", lookup_failure("provider", f.offer.substr(0, slash), l));
+    const std::string id = f.offer.substr(slash + 1);
+    const auto it = std::find_if(l.found->offers.begin(), l.found->offers.end(), [&](const Offer& x) { return x.id == id; });
+    if (it == l.found->offers.end())
+      bad_flag("--offer", "provider " + l.found->id + " has no offer '" + id + "' (gpuplan providers show " + l.found->id + ")");
+    if (!it->price(pricing)) bad_flag("--offer", it->key() + " has no " + std::string(to_string(pricing)) + " price");
+    pinned = &*it;
+    pinned_provider = l.found;
+    s.rented_gpu = c.find_gpu(it->gpu).found;
+    if (!s.rented_gpu) s.rented_gpu = s.gpu;
+  } else {
+    // The GPUs some offer rents at this pricing; the owned one if it is among them, else the
+    // nearest by memory and bf16 TFLOPS.
+    std::set<std::string> rentable;
+    for (const auto& p : c.providers)
+      for (const auto& off : p.offers)
+        if (off.price(pricing)) rentable.insert(off.gpu);
+    if (rentable.empty()) bad_flag("--pricing", std::string("no loaded offer has a ") + to_string(pricing) + " price");
+    s.rented_gpu = s.gpu;
+    if (!rentable.count(gpu.id)) {
+      double best = 1e300;
+      for (const auto& g : c.gpus) {
+        if (!rentable.count(g.id) || bf16_or_best(g) <= 0 || bf16_or_best(gpu) <= 0) continue;
+        const double dist = std::fabs(std::log(static_cast<double>(g.memory_bytes) / static_cast<double>(gpu.memory_bytes))) +
+                            std::fabs(std::log(bf16_or_best(g) / bf16_or_best(gpu)));
+        if (dist < best) best = dist, s.rented_gpu = &g;
+      }
+      if (s.rented_gpu == s.gpu) bad_flag("--gpu", "no loaded offer rents " + gpu.id + " or a GPU like it; pass --offer");
+    }
+  }
+  if (s.rented_gpu != s.gpu) {
+    rent.hours_scale = bf16_or_best(*s.rented_gpu) > 0 && bf16_or_best(gpu) > 0 ? bf16_or_best(gpu) / bf16_or_best(*s.rented_gpu) : 1.0;
+    if (!pinned)
+      s.notes.push_back("no loaded offer rents " + gpu.id + ": renting " + s.rented_gpu->id + " instead (nearest by memory and bf16 TFLOPS)");
+    s.notes.push_back("rented hours are the owned GPU-hours x " + num(rent.hours_scale, 3) + " (bf16 TFLOPS " + num(bf16_or_best(gpu), 1) +
+                      " owned / " + num(bf16_or_best(*s.rented_gpu), 1) + " rented)");
+    if (s.rented_gpu->memory_bytes < gpu.memory_bytes)
+      s.notes.push_back(s.rented_gpu->id + " has less memory (" + format_gib(static_cast<double>(s.rented_gpu->memory_bytes)) +
+                        ") than " + gpu.id + " (" + format_gib(static_cast<double>(gpu.memory_bytes)) + "): check the job fits");
+  }
+  rent.offers = pinned ? std::vector<RentOffer>{rent_offer(*pinned_provider, *pinned)}
+                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing), pricing, n, bill.tax_rate);
+  if (!option_cost(0, n, s.in.demand, o, rent, s.in.horizon_months).feasible)
+    bad_flag("--pricing", "on spot the work is preempted faster than it can progress on " + rent.offers.front().offer->key() +
+                              "; lower --preemptions-per-hour or rent on-demand");
+  if (pricing == Pricing::spot && !bill.preemptions_per_hour &&
+      std::none_of(rent.offers.begin(), rent.offers.end(), [](const RentOffer& x) { return x.offer->spot_preemptions_per_hour.has_value(); }))
+    s.notes.push_back("no spot offer used states a preemption rate: spot assumes none (set --preemptions-per-hour)");
+
+  // The same GPU on spot, and reserved commitments, for comparison.
+  s.spot = rent;
+  s.spot.pricing = Pricing::spot;
+  s.spot.offers.clear();
+  if (pricing != Pricing::spot) {
+    if (pinned && pinned->price(Pricing::spot)) s.spot.offers = {rent_offer(*pinned_provider, *pinned)};
+    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot), Pricing::spot, n, bill.tax_rate);
+  }
+  for (Pricing term : {Pricing::reserved_1y, Pricing::reserved_3y}) {
+    std::vector<RentOffer> set;
+    if (pinned && pinned->price(term)) set = {rent_offer(*pinned_provider, *pinned)};
+    else set = offers_of(s.rented_gpu->id, term);
+    if (!set.empty()) s.commitments.emplace_back(term, set);
+  }
+  return s;
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,51 @@
+#pragma once
+// `buy-vs-rent`'s flags, checked and turned into the library's TcoInputs: the GPU and its
+// price, demand (flags or a profile file), the offer to rent (given, the cheapest of the same
+// GPU, or the nearest equivalent), ownership terms with their defaults, and money in one currency.
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/demand_file.hpp"
+#include "cli/run_flags.hpp"
+#include "gpuplan/catalog.hpp"
+#include "gpuplan/tco.hpp"
+
+namespace gpuplan::cli {
+
+struct BuyVsRentFlags {
+  std::string gpu, gpu_hours, utilisation, uncertainty, demand, offer, horizon = "3y", count;
+  std::string gpu_price, rest_of_machine, power_price, load_factor, idle_power, pue, maintenance, failure_rate,
+      colo, ops_hours, engineer_rate, resale, financing, checkpoint_time = "0s";
+  std::string gpus_per_build;
+  RunFlags run;  // --pricing, --currency, --fx, --tax, --preemptions-per-hour, --restart-time
+};
+
+void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f);
+
+struct BuyVsRentSetup {
+  const Gpu* gpu = nullptr;          // owned
+  const Gpu* rented_gpu = nullptr;   // == gpu unless no offer rents it
+  TcoInputs in;
+  RunSettings run;                   // currency, fx, bill terms
+  std::string demand_source;         // "gpu_hours_per_month" | "utilisation" | "file"
+  std::optional<DemandProfile> profile;
+  double hours_per_month = 0;        // expected demand
+  bool count_given = false;
+  std::vector<std::string> defaults;  // "power 0.16 USD/kWh (--power-price)" for each default used
+  std::vector<std::string> notes;     // what the reader must know about the inputs
+  bool ops_counted = false;
+  RentTerms spot;                     // the same GPU on spot, for comparison (no offers: none listed)
+  // Reserved commitments: the offers each term is checked on (the --offer's own, else every
+  // offer of the rented GPU with that term).
+  std::vector<std::pair<Pricing, std::vector<RentOffer>>> commitments;
+};
+
+BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f);
+
+// Money as shown in reasons and tables: "1,234.56 USD".
+std::string money(double amount, const std::string& currency, int decimals = 2);
+
+}  // namespace gpuplan::cli
