@@ -14,8 +14,12 @@ namespace {
 
 constexpr const char* kFooter = R"(Examples:
   gpuplan estimate --model llama-3.1-8b --method qlora --gpu rtx-4090
+  gpuplan compare --model llama-3.1-8b --method lora --tokens 1B --currency INR
+  gpuplan plan --model llama-3.1-8b --tokens 1B --deadline 3d --budget 200
+  gpuplan serve --model llama-3.1-8b --requests-per-second 5 --tpot 50ms
+  gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300
+  gpuplan check experiments/ --budget budget.yaml --format github
   gpuplan gpus list --format json
-  gpuplan models show qwen2.5-7b
   gpuplan catalog validate my-prices.yaml
 
 Exit codes: 0 success; 1 a check or gate failed; 2 bad usage or bad input.
