@@ -43,6 +43,9 @@ struct Money {
 };
 Parsed<Money> parse_money(std::string_view text);
 
+// "YYYY-MM-DD" naming a real day ("2026-02-30" and "2026-13-01" are not).
+bool is_calendar_date(std::string_view ymd);
+
 // A plain positive integer ("8", "4k" is accepted as a count); rejects fractions and overflow.
 Parsed<std::int64_t> parse_int(std::string_view text, std::int64_t min_value, std::int64_t max_value);
 

@@ -11,6 +11,7 @@
 #include "cli/common.hpp"
 #include "cli/experiment.hpp"
 #include "cli/format_values.hpp"
+#include "gpuplan/units.hpp"
 #include "io/budget_yaml.hpp"
 #include "io/ledger.hpp"
 
@@ -21,15 +22,6 @@ struct CheckFlags {
   std::vector<std::string> specs;
   std::string budget, ledger, date, currency;
 };
-
-std::string today_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
 
 // GitHub's workflow-command escaping for annotation messages.
 std::string gh_escape(std::string s) {
@@ -67,7 +59,7 @@ void run_check(const CheckFlags& f) {
     policy.currency = f.currency;
   }
   const std::string date = f.date.empty() ? today_utc() : f.date;
-  if (date.size() != 10 || date[4] != '-' || date[7] != '-') bad_flag("--date", "expected YYYY-MM-DD");
+  if (!is_calendar_date(date)) bad_flag("--date", "expected a calendar date YYYY-MM-DD, got \"" + date + "\"");
   const std::string period = period_of(date);
 
   std::vector<PricedExperiment> priced = price_all(f.specs, policy.currency);

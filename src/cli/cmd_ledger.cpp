@@ -20,15 +20,6 @@ struct ReportFlags {
   std::string ledger, by = "experiment", currency = "USD", period;
 };
 
-std::string today_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 void run_add(const AddFlags& f) {
   LedgerRecord r;
   r.experiment = f.experiment;
@@ -44,8 +35,7 @@ void run_add(const AddFlags& f) {
     r.gpu_hours = *h.value;
   }
   r.date = f.date.empty() ? today_utc() : f.date;
-  const std::string& d = r.date;
-  if (d.size() != 10 || d[4] != '-' || d[7] != '-') bad_flag("--date", "expected YYYY-MM-DD");
+  if (!is_calendar_date(r.date)) bad_flag("--date", "expected a calendar date YYYY-MM-DD, got \"" + r.date + "\"");
   r.provider = f.provider;
   r.team = f.team;
   r.user = f.user;

@@ -41,6 +41,9 @@ const Catalog& catalog();
 
 void warn(const std::string& message);
 
+// Today's date in UTC, YYYY-MM-DD (the default --date of the budget commands).
+std::string today_utc();
+
 // The process exit code a command asks for (1 = a valid question answered "no").
 int& exit_code();
 

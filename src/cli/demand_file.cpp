@@ -8,6 +8,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/name_match.hpp"
+#include "gpuplan/units.hpp"
 #include "io/files.hpp"
 
 namespace gpuplan::cli {
@@ -74,15 +75,9 @@ std::optional<double> plain_number(std::string_view s) {
 
 // Days since 1970-01-01 for a valid YYYY-MM-DD, else nullopt (Feb 30 refused).
 std::optional<long> date_days(std::string_view s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
-  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+  if (!is_calendar_date(s)) return std::nullopt;
   const int y = std::stoi(std::string(s.substr(0, 4))), m = std::stoi(std::string(s.substr(5, 2))),
             d = std::stoi(std::string(s.substr(8, 2)));
-  if (m < 1 || m > 12 || d < 1) return std::nullopt;
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (d > kDays[m - 1] + (m == 2 && leap ? 1 : 0)) return std::nullopt;
   // Howard Hinnant's days_from_civil.
   const int yy = y - (m <= 2 ? 1 : 0);
   const int era = yy / 400;

@@ -165,6 +165,22 @@ Parsed<Money> parse_money(std::string_view text) {
   return Parsed<Money>::ok(m);
 }
 
+bool is_calendar_date(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  auto number = [&](std::size_t at, std::size_t n) {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) v = v * 10 + (s[i] - '0');
+    return v;
+  };
+  const int y = number(0, 4), m = number(5, 2), d = number(8, 2);
+  if (m < 1 || m > 12 || d < 1) return false;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return d <= kDays[m - 1] + (m == 2 && leap ? 1 : 0);
+}
+
 Parsed<std::int64_t> parse_int(std::string_view text, std::int64_t min_value, std::int64_t max_value) {
   auto count = parse_count(text);
   auto range_msg = [&] {

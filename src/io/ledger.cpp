@@ -9,19 +9,12 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "gpuplan/units.hpp"
 #include "io/files.hpp"
 
 namespace gpuplan::io {
 
 namespace {
-
-bool is_date(const std::string& s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
-  for (int i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (s[i] < '0' || s[i] > '9') return false;
-  const int month = std::stoi(s.substr(5, 2)), day = std::stoi(s.substr(8, 2));
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
-}
 
 LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std::vector<InputError>& errors) {
   LedgerRecord r;
@@ -55,7 +48,7 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
     return it->get<double>();
   };
   r.date = str("date", true);
-  if (!r.date.empty() && !is_date(r.date)) errors.emplace_back(at, "date", "expected YYYY-MM-DD, got \"" + r.date + "\"");
+  if (!r.date.empty() && !is_calendar_date(r.date)) errors.emplace_back(at, "date", "expected YYYY-MM-DD, got \"" + r.date + "\"");
   r.experiment = str("experiment", true);
   r.team = str("team", false);
   r.user = str("user", false);

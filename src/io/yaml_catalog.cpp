@@ -188,15 +188,6 @@ class Reader {
   std::string path_;
 };
 
-// "2026-02-30" has the right shape but is no date.
-bool is_calendar_date(const std::string& ymd) {
-  const int y = std::stoi(ymd.substr(0, 4)), m = std::stoi(ymd.substr(5, 2)), d = std::stoi(ymd.substr(8, 2));
-  if (m < 1 || m > 12 || d < 1) return false;
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return d <= kDays[m - 1] + (m == 2 && leap ? 1 : 0);
-}
-
 void parse_gpus(Reader& r, const YAML::Node& list, Catalog& out) {
   if (!list.IsSequence()) {
     r.error(list, "gpus", "expected a list of GPUs");

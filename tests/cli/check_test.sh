@@ -88,6 +88,8 @@ expect 0 "ledger report" -- "$G" ledger report --ledger "$L" --by team --format 
 has out '"nlp": 10.0' "team sum"
 has out '"cv": 10.0' "INR converted at the dated rate"
 expect 2 "ledger add negative" -- "$G" ledger add --ledger "$L" --experiment a --cost -3
+expect 2 "ledger add impossible date" -- "$G" ledger add --ledger "$L" --experiment a --cost 1 --date 2026-02-30
+has err "--date.*calendar date" "date refused before anything is written"
 for i in $(seq 1 40); do "$G" ledger add --ledger "$TMP/c.jsonl" --experiment "run$i" --cost 1 --date 2026-12-01 >/dev/null & done
 wait
 lines=$(wc -l <"$TMP/c.jsonl")

@@ -64,3 +64,17 @@ TEST_CASE("printing uses one spelling", "[units]") {
   CHECK(format_count(8.03e9) == "8.03B");
   CHECK(format_count(124e6) == "124.0M");
 }
+
+TEST_CASE("calendar dates: shape, month and day checked, leap years known", "[units]") {
+  CHECK(is_calendar_date("2026-12-02"));
+  CHECK(is_calendar_date("2024-02-29"));
+  CHECK_FALSE(is_calendar_date("2026-02-29"));
+  CHECK_FALSE(is_calendar_date("2100-02-29"));
+  CHECK(is_calendar_date("2000-02-29"));
+  CHECK_FALSE(is_calendar_date("2026-04-31"));
+  CHECK_FALSE(is_calendar_date("2026-13-01"));
+  CHECK_FALSE(is_calendar_date("2026-00-10"));
+  CHECK_FALSE(is_calendar_date("2026-1-01"));
+  CHECK_FALSE(is_calendar_date("2026/12/02"));
+  CHECK_FALSE(is_calendar_date("20x6-12-02"));
+}
