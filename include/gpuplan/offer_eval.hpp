@@ -49,6 +49,10 @@ double checkpoint_bytes(const ModelArch& m, const ParamCounts& pc, const Workloa
 // Bytes of the trained result a user copies out: 16-bit weights, or the fp32 adapters.
 double result_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w);
 
+// The links a job on `offer` talks over: the instance's GPUs, its interconnect (the offer's
+// figure, else the GPU's) and its network between instances.
+Links offer_links(const Offer& offer, const Gpu& gpu);
+
 OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const Workload& base, const Gpu& gpu,
                                const Offer& offer, const Provider& provider, const RunSpec& run);
 

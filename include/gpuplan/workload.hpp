@@ -64,6 +64,8 @@ struct Workload {
 };
 
 bool is_training(Method m);
+// LoRA or QLoRA: a frozen base with trained adapters.
+bool is_lora(Method m);
 
 const char* to_string(Method v);
 const char* to_string(Precision v);

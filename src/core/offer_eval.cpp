@@ -7,8 +7,6 @@ namespace gpuplan {
 
 namespace {
 
-bool is_lora(Method m) { return m == Method::lora || m == Method::qlora; }
-
 // The whole model's states on one GPU, unsharded: what a checkpoint must hold.
 MemoryBreakdown unsharded(const ModelArch& m, const ParamCounts& pc, Workload w) {
   w.gpus = 1;
@@ -18,6 +16,9 @@ MemoryBreakdown unsharded(const ModelArch& m, const ParamCounts& pc, Workload w)
   return estimate_memory(m, pc, w);
 }
 
+
+}  // namespace
+
 Links offer_links(const Offer& offer, const Gpu& gpu) {
   Links l;
   l.gpus_per_node = std::max(1, offer.gpus);
@@ -25,8 +26,6 @@ Links offer_links(const Offer& offer, const Gpu& gpu) {
   l.inter_node_gbps = offer.network_gbps ? *offer.network_gbps / 8.0 : 0.0;  // Gb/s -> GB/s
   return l;
 }
-
-}  // namespace
 
 double checkpoint_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
   if (!is_training(w.method)) return 0;

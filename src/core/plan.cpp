@@ -10,8 +10,6 @@ namespace gpuplan {
 
 namespace {
 
-bool is_lora(Method m) { return m == Method::lora || m == Method::qlora; }
-
 // Combinations that are not real choices: QLoRA trains with 16-bit compute; fp8 needs
 // hardware support (checked per offer); sharding only means something with several GPUs.
 bool valid_variant(const Workload& w) {
@@ -108,11 +106,7 @@ PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_
       if (gpus % per_instance != 0) continue;
       if (need > static_cast<double>(po.gpu->memory_bytes)) continue;
       if (peak_tflops(*po.gpu, w.precision) <= 0) continue;
-      Links links;
-      links.gpus_per_node = per_instance;
-      links.intra_node_gbps = po.offer->interconnect_gbps.value_or(po.gpu->interconnect_gbps);
-      links.inter_node_gbps = po.offer->network_gbps ? *po.offer->network_gbps / 8.0 : 0.0;
-      const StepTime t = estimate_step_time(in.model, in.params, w, accum, *po.gpu, links, in.time);
+      const StepTime t = estimate_step_time(in.model, in.params, w, accum, *po.gpu, offer_links(*po.offer, *po.gpu), in.time);
       if (!(t.step_seconds > 0)) continue;
       const double steps = std::ceil(in.tokens / t.tokens_per_step);
       const int instances = gpus / per_instance;

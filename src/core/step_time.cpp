@@ -9,8 +9,6 @@ namespace gpuplan {
 
 namespace {
 
-bool is_lora(Method m) { return m == Method::lora || m == Method::qlora; }
-
 // Parameters a token multiplies through: the layers' active weights and the LM head (an
 // embedding lookup is not a matmul; a tied head multiplies by the embedding matrix).
 double matmul_params(const ModelArch& m, const ParamCounts& pc) {

@@ -55,6 +55,7 @@ std::optional<E> parse(const Names<E, N>& names, const std::string& s) {
 }  // namespace
 
 bool is_training(Method m) { return m != Method::inference; }
+bool is_lora(Method m) { return m == Method::lora || m == Method::qlora; }
 
 const char* to_string(Method v) { return name_of(kMethods, v); }
 const char* to_string(Precision v) { return name_of(kPrecisions, v); }

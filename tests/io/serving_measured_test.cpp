@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gpuplan/serving.hpp"
-#include "io/shipped_data.hpp"
+#include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;
 
@@ -20,22 +20,8 @@ namespace {
 constexpr double kMedianTolerance = 0.20;  // median |error| over all cases
 constexpr double kWorstTolerance = 0.35;   // no case further off than this
 
-const Catalog& shipped() {
-  static const Catalog c = io::load_data_dir(GPUPLAN_TEST_DATA_DIR);
-  return c;
-}
-
-const ModelArch& model(const std::string& id) {
-  const auto l = shipped().find_model(id);
-  REQUIRE(l.found);
-  return *l.found;
-}
-
-const Gpu& gpu(const std::string& id) {
-  const auto l = shipped().find_gpu(id);
-  REQUIRE(l.found);
-  return *l.found;
-}
+const ModelArch& model(const std::string& id) { return testing::shipped_model(id); }
+const Gpu& gpu(const std::string& id) { return testing::shipped_gpu(id); }
 
 ServingConfig config(WeightFormat f, Precision p = Precision::bf16, int tp = 1) {
   ServingConfig c;
@@ -147,11 +133,7 @@ std::vector<Result> cases() {
   return v;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using testing::median;
 
 }  // namespace
 

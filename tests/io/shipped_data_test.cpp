@@ -5,16 +5,11 @@
 #include <set>
 
 #include "gpuplan/name_match.hpp"
-#include "io/shipped_data.hpp"
+#include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;
 
-namespace {
-const Catalog& shipped() {
-  static const Catalog c = io::load_data_dir(GPUPLAN_TEST_DATA_DIR);
-  return c;
-}
-}  // namespace
+using testing::shipped;
 
 TEST_CASE("the shipped data loads and the embedded copy matches it", "[data]") {
   const Catalog& disk = shipped();

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpuplan/step_time.hpp"
-#include "io/shipped_data.hpp"
+#include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;
 
@@ -19,22 +19,8 @@ namespace {
 constexpr double kMedianTolerance = 0.20;  // median |error| of tokens/s per GPU
 constexpr double kWorstTolerance = 0.50;   // no case further off than this
 
-const Catalog& shipped() {
-  static const Catalog c = io::load_data_dir(GPUPLAN_TEST_DATA_DIR);
-  return c;
-}
-
-const ModelArch& model(const std::string& id) {
-  const auto l = shipped().find_model(id);
-  REQUIRE(l.found);
-  return *l.found;
-}
-
-const Gpu& gpu(const std::string& id) {
-  const auto l = shipped().find_gpu(id);
-  REQUIRE(l.found);
-  return *l.found;
-}
+const ModelArch& model(const std::string& id) { return testing::shipped_model(id); }
+const Gpu& gpu(const std::string& id) { return testing::shipped_gpu(id); }
 
 // mosaicml/mpt-7b config: 32 layers, d_model 4096, 32 heads, 4x GELU MLP, vocab 50432, tied,
 // LayerNorm without biases.
@@ -118,11 +104,7 @@ const DecodeCase kDecodeCases[] = {
     {"gptfast-llama2-7b-int4-a100-bs1", "llama-2-7b", "a100-80gb-sxm", WeightFormat::int4_gptq, 196.8},
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using testing::median;
 
 }  // namespace
 
