@@ -24,7 +24,7 @@ struct MemoryBreakdown {
   double paged_bytes = 0;
   double params_total = 0;
   double params_trainable = 0;
-  int data_parallel = 1;           // gpus / tensor_parallel
+  int data_parallel = 1;           // gpus / (tensor x pipeline x context parallel)
 
   double& operator[](MemComponent c) { return bytes[static_cast<int>(c)]; }
   double operator[](MemComponent c) const { return bytes[static_cast<int>(c)]; }

@@ -20,9 +20,20 @@ struct TimeConstants {
   double comm_overlap = 0.8;
   // Fraction of the link's bandwidth a ring collective achieves (NCCL bus bandwidth).
   double link_efficiency = 0.8;
-  // QLoRA dequantises each NF4 weight before its matmul: measured slowdown against LoRA on the
-  // same GPU and recipe (torchtune README, Llama 3.1 8B on a 4090: 3083 vs 2413 tokens/s).
-  double qlora_slowdown = 3083.0 / 2413.0;
+  // Fraction of tensor-parallel all-reduces hidden under the GEMMs around them. They sit on the
+  // critical path (each GEMM needs the previous one's reduced output); Megatron's
+  // --tp-comm-overlap and async TP pipeline them with chunks of the GEMM. 0.5 is the middle of
+  // what the TP rows of README's time-model table need (torchtitan vanilla TP, NeMo and
+  // Megatron with overlap on); see README.
+  double tp_comm_overlap = 0.5;
+  // Host memory bandwidth per node that a CPU optimizer step (ZeRO-Offload's CPU Adam) streams
+  // at, GB/s. A dual-socket DDR4-3200 host peaks at 409.6 GB/s (16 channels x 25.6 GB/s,
+  // JEDEC); CPU Adam reads and writes several arrays at once and reaches a fraction of it. 100 is
+  // an assumption a calibration profile should replace with a measured STREAM figure.
+  double host_memory_gbps = 100;
+  // Host FLOP/s per node for the same step, TFLOP/s (AVX-512 Adam is ~12 FLOPs per parameter,
+  // so memory bandwidth binds first on any current server).
+  double host_tflops = 1.0;
   // Decode reads weights and KV cache once per step at this fraction of peak bandwidth.
   double bandwidth_efficiency = 0.75;
   // Dequantising kernels (int4/int8/nf4/fp8 weights) reach a lower share of it: gpt-fast on an
@@ -30,12 +41,21 @@ struct TimeConstants {
   double quantised_bandwidth_factor = 862.69 / 1397.31;
 };
 
+// Used for node-to-node links when an offer does not state its network: 10 GbE, in GB/s.
+inline constexpr double kUnknownInterNodeGbps = 1.25;
+
 // The links a job's GPUs talk over. Bandwidths in GB/s (10^9 B/s), one direction.
 struct Links {
   int gpus_per_node = 1;
   double intra_node_gbps = 0;   // per GPU (NVLink, PCIe)
-  double inter_node_gbps = 0;   // per node (all its NICs together); 0 = single node only
+  double inter_node_gbps = 0;   // per node (all its NICs together); 0 = kUnknownInterNodeGbps
+  double host_link_gbps = 0;    // per GPU to host memory (PCIe); 0 = from the GPU (host_link_gbps)
 };
+
+// PCIe bandwidth between a GPU and host memory, GB/s one direction: the GPU's own link when it
+// is a PCIe card, else PCIe 5.0 x16 (64) for Hopper/Blackwell SXM boards and PCIe 4.0 x16 (32)
+// for older ones (PCI-SIG per-lane rates x 16 lanes).
+double host_link_gbps(const Gpu& gpu);
 
 // Model FLOPs per trained token (PaLM appendix B convention: 6N for the matmul weights plus
 // 12·L·H·Q·T for attention; a frozen base's weight gradients, 2N, are not done and not counted),
@@ -54,21 +74,34 @@ double peak_tflops(const Gpu& gpu, Precision p);
 
 struct StepTime {
   double tokens_per_step = 0;        // global batch tokens per optimizer step
-  double compute_seconds = 0;        // per optimizer step, per GPU (all micro-batches)
-  double comm_seconds = 0;           // collectives per optimizer step
+  double compute_seconds = 0;        // per optimizer step, per GPU (all micro-batches, no bubble)
+  double comm_seconds = 0;           // collectives per optimizer step (DP, TP, CP, PP), per GPU
   double exposed_comm_seconds = 0;   // the part not hidden under compute
+  double tp_comm_seconds = 0;        // tensor-parallel all-reduces (part of comm_seconds)
+  double bubble_seconds = 0;         // pipeline fill and drain
+  double bubble_fraction = 0;        // (p-1)/v / (m + (p-1)/v)
+  double offload_seconds = 0;        // PCIe transfers and CPU optimizer step left exposed
   double step_seconds = 0;
   double tokens_per_second = 0;      // whole job
   double tokens_per_second_per_gpu = 0;
   double hfu = 0;
   double mfu = 0;
-  double scaling_efficiency = 1;     // data-parallel speed-up / GPUs
+  double scaling_efficiency = 1;     // compute / step: what parallelism and offload cost
   double peak_tflops = 0;
+  int data_parallel = 1;
 };
 
-// One optimizer step of `w` (micro_batch × grad_accum × data-parallel GPUs sequences).
+// One optimizer step of `w`: grad_accum micro-batches of micro_batch sequences on each of the
+// data-parallel replicas, each replica spread over tensor x pipeline x context-parallel GPUs
+// (Megatron's rank order: TP innermost, then CP, DP, PP). Pure and allocation-free: a plan can
+// call it for every TP x PP x DP candidate.
 StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Workload& w, int grad_accum,
                             const Gpu& gpu, const Links& links, const TimeConstants& k = {});
+
+// Whether the parallel layout can run the model: TP divides the attention heads, PP x virtual
+// stages is at most the layers, CP divides the sequence and TP x PP x CP divides the GPUs.
+// nullptr when it can, else the reason.
+const char* parallel_layout_problem(const ModelArch& m, const Workload& w);
 
 // Inference decode: sequences × tokens per second when reading weights and KV cache bounds it.
 struct DecodeTime {

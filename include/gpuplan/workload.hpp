@@ -59,11 +59,21 @@ struct Workload {
   Sharding sharding = Sharding::ddp;
   Offload offload = Offload::none;
   int tensor_parallel = 1;
+  // Pipeline stages (layers split across pp GPUs, 1F1B schedule), interleaved model chunks per
+  // stage (Megatron's virtual pipeline), context parallelism (each sequence split across cp
+  // GPUs) and Megatron sequence parallelism (norm/dropout activations split across the TP group).
+  // GPUs = tensor_parallel x pipeline_parallel x context_parallel x data-parallel replicas.
+  int pipeline_parallel = 1;
+  int virtual_pipeline = 1;
+  int context_parallel = 1;
+  bool sequence_parallel = false;
   KvDtype kv_cache_dtype = KvDtype::native;
   MemoryConstants constants;
 };
 
 bool is_training(Method m);
+// Data-parallel replicas: GPUs / (tensor x pipeline x context parallel), at least 1.
+int data_parallel(const Workload& w);
 // LoRA or QLoRA: a frozen base with trained adapters.
 bool is_lora(Method m);
 

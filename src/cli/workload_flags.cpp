@@ -54,6 +54,17 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   if (f.tensor_parallel < 1 || f.gpus % f.tensor_parallel != 0)
     bad_flag("--tensor-parallel", "must be at least 1 and divide --gpus");
   w.tensor_parallel = f.tensor_parallel;
+  if (f.pipeline_parallel < 1 || f.pipeline_parallel > m.layers)
+    bad_flag("--pipeline-parallel", "expected 1 to the model's " + std::to_string(m.layers) + " layers");
+  if (f.virtual_pipeline < 1 || static_cast<long>(f.pipeline_parallel) * f.virtual_pipeline > m.layers)
+    bad_flag("--virtual-pipeline", "expected at least 1, with pipeline x virtual stages at most the model's layers");
+  if (f.context_parallel < 1) bad_flag("--context-parallel", "must be at least 1");
+  if (f.gpus % (static_cast<long>(f.tensor_parallel) * f.pipeline_parallel * f.context_parallel) != 0)
+    bad_flag("--gpus", "must be a multiple of tensor x pipeline x context parallel");
+  w.pipeline_parallel = f.pipeline_parallel;
+  w.virtual_pipeline = f.virtual_pipeline;
+  w.context_parallel = f.context_parallel;
+  w.sequence_parallel = f.sequence_parallel;
   w.pure_bf16 = f.pure_bf16;
   w.double_quant = f.double_quant;
   w.lora_dropout = f.lora_dropout;
@@ -118,6 +129,10 @@ void add_workload_options(CLI::App& cmd, WorkloadFlags& f) {
   cmd.add_option("--sharding", f.sharding, "ddp | zero1 | zero2 | zero3 | fsdp")->capture_default_str();
   cmd.add_option("--offload", f.offload, "none | optimizer | optimizer+params")->capture_default_str();
   cmd.add_option("--tensor-parallel", f.tensor_parallel, "Tensor-parallel degree")->capture_default_str();
+  cmd.add_option("--pipeline-parallel", f.pipeline_parallel, "Pipeline stages (1F1B)")->capture_default_str();
+  cmd.add_option("--virtual-pipeline", f.virtual_pipeline, "Interleaved model chunks per pipeline stage")->capture_default_str();
+  cmd.add_option("--context-parallel", f.context_parallel, "GPUs each sequence is split across")->capture_default_str();
+  cmd.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism in the TP group");
   cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
   cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU, e.g. 800MiB (default 0.8GiB)");
   cmd.add_option("--fragmentation", f.fragmentation, "Allocator fragmentation over tensors, e.g. 8%");

@@ -214,10 +214,51 @@ double trainable_params(const ModelArch& m, const ParamCounts& pc, const Workloa
   return 0;
 }
 
+// Share of the model's parameters on the busiest pipeline stage: its layers/p plus the
+// embedding (first stage) or the LM head (last stage; a tied head keeps its own copy there).
+// LoRA adapters live in the layers only.
+double pipeline_stage_share(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
+  const int pp = std::max(1, w.pipeline_parallel);
+  if (pp == 1 || pc.total() <= 0) return 1.0;
+  if ((w.method == Method::lora || w.method == Method::qlora) && !w.train_embeddings) return 1.0 / pp;
+  const double head = m.tied_embeddings ? pc.embedding : pc.lm_head;
+  const double layers = pc.total() - pc.embedding - pc.lm_head;
+  return (layers / pp + std::max(pc.embedding, head)) / pc.total();
+}
+
+// Activations of one micro-batch on the first pipeline stage, which holds the most: 1F1B keeps
+// p micro-batches in flight there, each through layers/p layers (the whole model's worth), and
+// interleaving v chunks per stage adds (p-1)/(p v) of it (Korthikanti et al. 2022, sec. 4.2.3).
+// Without sequence parallelism the tensor-parallel group replicates what runs outside its
+// GEMMs: the norms' inputs, dropout masks and, under full checkpointing, each layer's input.
+double stage_activation_bytes(const ModelArch& m, const Workload& w, double tokens, int active_layers,
+                              double per_layer) {
+  const int tp = std::max(1, w.tensor_parallel);
+  const int pp = std::max(1, w.pipeline_parallel);
+  const double e = activation_bytes(w.precision);
+  const int vp = std::max(1, w.virtual_pipeline);
+  const double interleave = pp > 1 && vp > 1 ? 1.0 + (pp - 1.0) / (pp * vp) : 1.0;
+  const double norm_in = m.norm == NormKind::rmsnorm ? 4.0 * m.hidden_size : e * m.hidden_size;
+  double replicated = m.norms_per_layer * norm_in + (w.dropout ? 2.0 * m.hidden_size : 0.0);
+  if (w.sequence_parallel || tp == 1) replicated = 0;
+  double kept = 0, working = 0;
+  if (w.checkpointing == Checkpointing::full) {
+    // Each layer's input is kept; one layer at a time is recomputed in full for backward.
+    const double input = e * m.hidden_size;
+    kept = active_layers * interleave * (w.sequence_parallel ? input / tp : input);
+    working = (per_layer - replicated) / tp + replicated;
+  } else {
+    kept = active_layers * interleave * ((per_layer - replicated) / tp + replicated);
+  }
+  return tokens * (kept + working);
+}
+
 MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
   MemoryBreakdown r;
   const int tp = std::max(1, w.tensor_parallel);
-  const int dp = std::max(1, w.gpus / tp);
+  const int dp = data_parallel(w);
+  const int cp = std::max(1, w.context_parallel);
+  const double stage = pipeline_stage_share(m, pc, w);
   r.data_parallel = dp;
   r.params_total = pc.total();
   const double trainable = trainable_params(m, pc, w);
@@ -244,7 +285,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
   } else {
     weights = pc.total() * native_weight_bytes(w.precision);
   }
-  weights /= tp;
+  weights *= stage / tp;
   if (zero_params) {
     // Each GPU keeps its shard plus the gathered parameters of about two layers (the one
     // computing and the one prefetched).
@@ -263,10 +304,10 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
   if (training) {
     // --- adapters (LoRA weights, fp32: PEFT casts adapters up by default) ---------------------
     const double grad_bytes = (lora || w.autocast) ? 4.0 : (w.precision == Precision::fp32 ? 4.0 : 2.0);
-    if (lora) r[MemComponent::adapters] = trainable * 4.0 / tp;
+    if (lora) r[MemComponent::adapters] = trainable * stage * 4.0 / tp;
 
     // --- gradients ------------------------------------------------------------------------------
-    double grads = trainable * grad_bytes / tp;
+    double grads = trainable * stage * grad_bytes / tp;
     if (zero_grads) grads /= dp;
     // Optimizer-in-backward frees each gradient once applied: about one layer's at a time.
     if (w.optimizer_in_backward) grads = std::min(grads, per_layer_params(pc, m) * grad_bytes / tp);
@@ -276,7 +317,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     // memory for the CPU optimizer step; about one layer's gradients stay on the GPU.
     if (w.offload != Offload::none && zero_grads) {
       const double one_layer = trainable * grad_bytes / tp / m.layers;
-      cpu += grads * dp * tp;
+      cpu += grads * dp * tp * std::max(1, w.pipeline_parallel);
       grads = std::min(grads, one_layer);
     }
     r[MemComponent::gradients] = grads;
@@ -292,14 +333,14 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
                           w.optimizer == Optimizer::lion))
       states /= 2;
     double master = (full_like && mixed && !w.autocast) ? trainable * 4.0 : 0.0;
-    states /= tp;
-    master /= tp;
+    states *= stage / tp;
+    master *= stage / tp;
     if (zero_states) {
       states /= dp;
       master /= dp;
     }
     if (w.offload != Offload::none) {
-      cpu += (states + master) * dp * tp;
+      cpu += (states + master) * dp * tp * std::max(1, w.pipeline_parallel);
       states = 0;
       master = 0;
     }
@@ -308,20 +349,14 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     r[MemComponent::master_weights] = master;
 
     // --- activations ------------------------------------------------------------------------------
-    const double tokens = static_cast<double>(w.micro_batch) * w.seq_len;
+    // Context parallelism splits each sequence's tokens across cp GPUs.
+    const double tokens = static_cast<double>(w.micro_batch) * w.seq_len / cp;
     const double e = activation_bytes(w.precision);
     int active_layers = m.layers;
     if (w.method == Method::freeze) active_layers = std::min(w.trainable_layers, m.layers);
     const bool trains_linears = !lora;
     const double per_layer = layer_activation_bytes_per_token(m, w, static_cast<double>(w.seq_len), trains_linears);
-    double act = 0;
-    if (w.checkpointing == Checkpointing::full) {
-      // Each layer's input is kept; one layer at a time is recomputed in full for backward.
-      act = tokens * (active_layers * e * m.hidden_size + per_layer);
-    } else {
-      act = tokens * active_layers * per_layer;
-    }
-    r[MemComponent::activations] = act / tp;
+    r[MemComponent::activations] = stage_activation_bytes(m, w, tokens, active_layers, per_layer);
 
     // --- logits and loss --------------------------------------------------------------------------
     const double v = m.causal_lm ? m.vocab_size : 16.0;  // a classifier's handful of labels

@@ -17,22 +17,76 @@ double matmul_params(const ModelArch& m, const ParamCounts& pc) {
   return std::max(0.0, per_token) + head;
 }
 
-// Ring all-reduce / reduce-scatter / all-gather time for `bytes` over the job's links.
-double ring_seconds(double bytes, double passes, int gpus, const Links& l, const TimeConstants& k) {
-  if (gpus <= 1 || bytes <= 0) return 0;
-  const double share = passes * (gpus - 1.0) / gpus * bytes;
+// Where a group of GPUs sits: `size` members, `local` of them per node, while `busy` GPUs of
+// each node run the same collective in their own groups and share its NICs.
+struct Group {
+  int size = 1;
+  int local = 1;
+  int busy = 1;
+};
+
+// A ring collective moving `passes` x (n-1)/n of `bytes` per member (all-reduce: 2 passes;
+// reduce-scatter or all-gather: 1), done hierarchically as NCCL does across nodes: inside the
+// node over NVLink/PCIe, then between nodes, where each node's NICs carry every local group's
+// share of the ring that spans the nodes. The two phases pipeline: the slower one sets the time.
+double collective_seconds(double bytes, double passes, const Group& g, const Links& l, const TimeConstants& k) {
+  if (g.size <= 1 || bytes <= 0) return 0;
+  const int local = std::max(1, std::min(g.local, g.size));
+  const int nodes = (g.size + local - 1) / local;
   double t = 0;
-  if (l.intra_node_gbps > 0) t = share / (l.intra_node_gbps * 1e9 * k.link_efficiency);
-  const int nodes = (gpus + l.gpus_per_node - 1) / std::max(1, l.gpus_per_node);
+  if (local > 1 && l.intra_node_gbps > 0)
+    t = passes * (local - 1.0) / local * bytes / (l.intra_node_gbps * 1e9 * k.link_efficiency);
   if (nodes > 1) {
-    // Every node's NICs carry the whole ring's traffic once.
-    const double inter = l.inter_node_gbps > 0 ? l.inter_node_gbps : 1.25;  // 10 GbE when unknown
-    t = std::max(t, share / (inter * 1e9 * k.link_efficiency));
+    const double inter = l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps;
+    const double groups_per_node = std::max(1.0, static_cast<double>(g.busy) / local);
+    const double node_bytes = groups_per_node * passes * (nodes - 1.0) / nodes * bytes;
+    t = std::max(t, node_bytes / (inter * 1e9 * k.link_efficiency));
   }
   return t;
 }
 
+// The job's layout, Megatron's rank order: TP innermost, then CP, DP, and PP outermost.
+struct Layout {
+  int tp = 1, pp = 1, vp = 1, cp = 1, dp = 1;
+  int per_node = 1;  // GPUs of the job on each node
+  Group tp_group() const { return {tp, std::min(tp, per_node), per_node}; }
+  Group cp_group() const { return {cp, std::clamp(per_node / tp, 1, cp), per_node}; }
+  Group dp_group() const { return {dp, std::clamp(per_node / (tp * cp), 1, dp), per_node}; }
+  // A pipeline hop leaves the node once a stage fills it.
+  bool pp_crosses_nodes() const { return pp > 1 && tp * cp * dp >= per_node; }
+};
+
+Layout layout_of(const Workload& w, const Links& l) {
+  Layout o;
+  o.tp = std::max(1, w.tensor_parallel);
+  o.pp = std::max(1, w.pipeline_parallel);
+  o.vp = o.pp > 1 ? std::max(1, w.virtual_pipeline) : 1;
+  o.cp = std::max(1, w.context_parallel);
+  o.dp = data_parallel(w);
+  o.per_node = std::max(1, std::min(std::max(1, l.gpus_per_node), std::max(1, w.gpus)));
+  return o;
+}
+
+// Bytes of one activation (or its gradient) crossing a TP, CP or PP boundary. Megatron keeps
+// these in 16 bits under fp8 training too.
+double activation_element_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+// Weights in one layer's linear projections that backward never reads the input of: with a
+// frozen base a linear's input-gradient needs only its weight, so recomputation under
+// checkpointing can stop before the MLP's output projection (the last op of the layer) unless
+// LoRA trains it. Non-reentrant torch.utils.checkpoint and compiled graphs both stop there.
+double unrecomputed_layer_params(const ModelArch& m, const Workload& w) {
+  if (!is_lora(w.method) || m.experts > 0 || (w.lora_targets & kLoraDown)) return 0;
+  return static_cast<double>(m.hidden_size) * m.intermediate_size;
+}
+
 }  // namespace
+
+double host_link_gbps(const Gpu& gpu) {
+  if (gpu.interconnect_kind.rfind("pcie", 0) == 0 && gpu.interconnect_gbps > 0) return gpu.interconnect_gbps;
+  if (gpu.architecture == "hopper" || gpu.architecture == "blackwell") return 64;
+  return 32;
+}
 
 double peak_tflops(const Gpu& gpu, Precision p) {
   switch (p) {
@@ -51,7 +105,6 @@ TokenFlops training_flops_per_token(const ModelArch& m, const ParamCounts& pc, c
   const double attn = 12.0 * m.layers * m.attention_heads * m.head_dim * static_cast<double>(w.seq_len);
   TokenFlops f;
   f.model = 6.0 * n + attn;
-  const double fwd = 2.0 * n + attn / 3.0;
   // A frozen base skips its weight gradients (2N of the 4N backward); LoRA's adapters are
   // tiny. As in NVIDIA's LoRA MFU convention, the skipped work is not counted as model FLOPs.
   if (is_lora(w.method)) {
@@ -61,7 +114,11 @@ TokenFlops training_flops_per_token(const ModelArch& m, const ParamCounts& pc, c
     f.model -= 2.0 * n * frozen;
   }
   double hw = f.model;
-  if (w.checkpointing == Checkpointing::full) hw += fwd;
+  // Checkpointing wraps the decoder layers: recomputation reruns their forward, never the LM
+  // head's, and with a frozen base stops before the layer's last projection (see above).
+  const double head = n - std::max(0.0, pc.active - pc.embedding - pc.lm_head);
+  const double layer_fwd = 2.0 * (n - head - m.layers * unrecomputed_layer_params(m, w));
+  if (w.checkpointing == Checkpointing::full) hw += std::max(0.0, layer_fwd) + attn / 3.0;
   else if (w.checkpointing == Checkpointing::selective) hw += attn / 3.0;
   f.hardware = hw;
   return f;
@@ -79,52 +136,177 @@ double default_hfu(const Gpu& gpu, const Workload& w) {
   return hfu;
 }
 
-StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Workload& w, int grad_accum,
-                            const Gpu& gpu, const Links& links, const TimeConstants& k) {
-  StepTime s;
-  const int tp = std::max(1, w.tensor_parallel);
-  const int gpus = std::max(1, w.gpus);
-  const int dp = std::max(1, gpus / tp);
-  const int accum = std::max(1, grad_accum);
-  s.peak_tflops = peak_tflops(gpu, w.precision);
-  s.hfu = k.hfu > 0 ? k.hfu : default_hfu(gpu, w);
-  const TokenFlops f = training_flops_per_token(m, pc, w);
-  const double tokens_per_gpu_step = static_cast<double>(w.micro_batch) * w.seq_len * accum;
-  s.tokens_per_step = tokens_per_gpu_step * dp;
-  const double achieved = s.peak_tflops * 1e12 * s.hfu;
-  if (achieved <= 0) return s;
-  double compute = tokens_per_gpu_step * f.hardware / tp / achieved;
-  if (w.method == Method::qlora) compute *= k.qlora_slowdown;
-  s.compute_seconds = compute;
+const char* parallel_layout_problem(const ModelArch& m, const Workload& w) {
+  const int tp = std::max(1, w.tensor_parallel), pp = std::max(1, w.pipeline_parallel);
+  const int cp = std::max(1, w.context_parallel), vp = std::max(1, w.virtual_pipeline);
+  if (m.attention_heads > 0 && m.attention_heads % tp != 0) return "tensor parallel does not divide the attention heads";
+  if (static_cast<long>(pp) * vp > std::max(1, m.layers)) return "more pipeline stages than layers";
+  if (w.seq_len % cp != 0) return "context parallel does not divide the sequence length";
+  if (w.gpus % (static_cast<long>(tp) * pp * cp) != 0) return "tensor x pipeline x context parallel does not divide the GPUs";
+  return nullptr;
+}
 
-  // Collectives per optimizer step. Gradients are reduced once per step (accumulation runs
-  // under no_sync); ZeRO-3/FSDP also gather parameters for every micro-batch's forward and
-  // backward. Tensor parallelism's activation all-reduces stay inside the node and are folded
-  // into the utilisation.
-  const double trainable = trainable_params(m, pc, w) / tp;
+namespace {
+
+// Collectives one micro-batch costs each GPU inside its model replica: TP all-reduces (two per
+// layer forward, two backward, two more when checkpointing reruns the forward; sequence
+// parallelism swaps each for a reduce-scatter + all-gather of the same volume), ring
+// attention's K/V passes for CP, and pipeline hops.
+struct MicroComm {
+  double tp = 0;       // on the critical path, partly hidden (tp_comm_overlap)
+  double hidable = 0;  // CP and PP transfers, overlapped with compute like DP buckets
+};
+
+MicroComm micro_batch_comm(const ModelArch& m, const Workload& w, const Layout& o, const Links& l,
+                           const TimeConstants& k) {
+  MicroComm c;
+  const double tokens = static_cast<double>(w.micro_batch) * w.seq_len / o.cp;
+  const double e = activation_element_bytes(w.precision);
+  const double act = tokens * m.hidden_size * e;
+  const double layers = static_cast<double>(m.layers) / o.pp;
+  if (o.tp > 1) {
+    const double per_layer = w.checkpointing == Checkpointing::full ? 6.0 : 4.0;
+    c.tp = layers * per_layer * collective_seconds(act, 2, o.tp_group(), l, k);
+  }
+  if (o.cp > 1) {
+    // Each GPU's K and V chunk goes round the CP ring: once forward, and K, V plus their
+    // gradients backward.
+    const double kv = tokens * 2.0 * m.kv_heads * m.head_dim * e / o.tp;
+    c.hidable += layers * 3.0 * collective_seconds(kv * o.cp, 1, o.cp_group(), l, k);
+  }
+  if (o.pp > 1) {
+    // Activations forward and their gradients backward, once per model chunk.
+    const double share = act / o.tp;
+    double bw = l.intra_node_gbps;
+    if (o.pp_crosses_nodes()) bw = (l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps) / o.per_node;
+    if (bw > 0) c.hidable += 2.0 * o.vp * share / (bw * 1e9 * k.link_efficiency);
+  }
+  return c;
+}
+
+// Data-parallel collectives: per optimizer step (gradient reduction) and per micro-batch
+// (ZeRO-3/FSDP parameter gathers for forward and backward).
+struct DpComm {
+  double per_step = 0;
+  double per_micro = 0;
+};
+
+DpComm data_parallel_comm(const ModelArch& m, const ParamCounts& pc, const Workload& w, const Layout& o,
+                          const Links& l, const TimeConstants& k) {
+  DpComm c;
+  const double split = static_cast<double>(o.tp) * o.pp;
+  const double trainable = trainable_params(m, pc, w) / split;
   const double grad_bytes = trainable * (w.precision == Precision::fp32 || is_lora(w.method) ? 4.0 : 2.0);
-  double comm = 0;
-  Links dp_links = links;
+  const Group g = o.dp_group();
   switch (w.sharding) {
     case Sharding::ddp:
-    case Sharding::zero1: comm = ring_seconds(grad_bytes, 2, dp, dp_links, k); break;  // all-reduce
-    case Sharding::zero2: comm = ring_seconds(grad_bytes, 2, dp, dp_links, k); break;  // reduce-scatter + all-gather
+    case Sharding::zero1:
+    case Sharding::zero2: c.per_step = collective_seconds(grad_bytes, 2, g, l, k); break;  // all-reduce / RS + AG
     case Sharding::zero3:
     case Sharding::fsdp: {
-      const double param_bytes = pc.total() / tp * (w.precision == Precision::fp32 ? 4.0 : 2.0);
-      comm = ring_seconds(grad_bytes, 1, dp, dp_links, k) + accum * ring_seconds(param_bytes, 2, dp, dp_links, k);
+      const double param_bytes = pc.total() / split * (w.precision == Precision::fp32 ? 4.0 : 2.0);
+      c.per_step = collective_seconds(grad_bytes, 1, g, l, k);
+      c.per_micro = collective_seconds(param_bytes, 2, g, l, k);
       break;
     }
   }
-  s.comm_seconds = comm;
-  // Backward is about two thirds of the step's compute; that is what collectives hide under.
-  const double hideable = std::min(comm * k.comm_overlap, compute * 2.0 / 3.0);
-  s.exposed_comm_seconds = comm - hideable;
-  s.step_seconds = compute + s.exposed_comm_seconds;
+  return c;
+}
+
+// ZeRO-Offload / FSDP CPU offload: each GPU sends its gradient shard to host memory during the
+// last micro-batch's backward, the CPU updates it (all GPUs of a node share the host's memory
+// bandwidth), and the updated 16-bit shard comes back before the next forward. With the
+// parameters offloaded too, every forward and backward (and recompute) fetches the shard.
+struct OffloadCost {
+  double grads_down = 0;  // hidable under the last backward
+  double cpu_step = 0;    // exposed: the GPUs wait for the update
+  double params_up = 0;   // exposed
+  double per_micro = 0;   // parameter fetches, prefetched under compute
+};
+
+OffloadCost offload_cost(const ModelArch& m, const ParamCounts& pc, const Workload& w, const Layout& o,
+                         const Gpu& gpu, const Links& l, const TimeConstants& k) {
+  OffloadCost c;
+  if (w.offload == Offload::none || !is_training(w.method)) return c;
+  const double pcie = (l.host_link_gbps > 0 ? l.host_link_gbps : host_link_gbps(gpu)) * 1e9 * k.link_efficiency;
+  const double shards = w.sharding == Sharding::ddp ? 1.0 : o.dp;
+  const double shard = trainable_params(m, pc, w) / (static_cast<double>(o.tp) * o.pp) / shards;
+  const double half = 2.0;  // bf16/fp16 gradients down and parameters up
+  c.grads_down = shard * half / pcie;
+  c.params_up = shard * half / pcie;
+  // CPU Adam per parameter: reads fp32 param, grad, m, v (16 B), writes param, m, v (12 B) and
+  // the 16-bit copy (2 B); about 12 FLOPs.
+  const double host_params = shard * o.per_node;
+  c.cpu_step = std::max(host_params * 30.0 / (k.host_memory_gbps * 1e9), host_params * 12.0 / (k.host_tflops * 1e12));
+  if (w.offload == Offload::optimizer_params) {
+    const double passes = w.checkpointing == Checkpointing::full ? 3.0 : 2.0;
+    const double stored = pc.total() / (static_cast<double>(o.tp) * o.pp) / shards;
+    c.per_micro = passes * stored * half / pcie;
+  }
+  return c;
+}
+
+// QLoRA keeps the base's linears in NF4 and dequantises each to 16 bits every time a matmul
+// needs it: forward, backward's input gradient and, under checkpointing, the recomputed
+// forward. Each pass reads the NF4 bytes and writes the 16-bit copy at memory bandwidth
+// (torch.compile fuses the rest). torchtune's A100 table measures it: QLoRA 8035 tokens/s
+// against LoRA's 8210, -2.1%; this gives -1.3% for that case without being fitted to it.
+double qlora_dequant_seconds(const ParamCounts& pc, const Workload& w, const Layout& o,
+                             const Gpu& gpu, const TimeConstants& k) {
+  if (w.method != Method::qlora) return 0;
+  const WeightFormat f = w.weight_format == WeightFormat::native ? WeightFormat::nf4 : w.weight_format;
+  const double passes = w.checkpointing == Checkpointing::full ? 3.0 : 2.0;
+  const double weights = pc.linear_weights / (static_cast<double>(o.tp) * o.pp);
+  const double bw = gpu.memory_bandwidth_gbps * 1e9 * k.bandwidth_efficiency;
+  return bw > 0 ? passes * weights * (bytes_per_weight(f, w.double_quant) + 2.0) / bw : 0;
+}
+
+// What of `comm` hides under `window` seconds of compute.
+double exposed(double comm, double window, double overlap) { return comm - std::min(comm * overlap, window); }
+
+}  // namespace
+
+StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Workload& w, int grad_accum,
+                            const Gpu& gpu, const Links& links, const TimeConstants& k) {
+  StepTime s;
+  const Layout o = layout_of(w, links);
+  const int gpus = std::max(1, w.gpus);
+  const int accum = std::max(1, grad_accum);
+  s.data_parallel = o.dp;
+  s.peak_tflops = peak_tflops(gpu, w.precision);
+  s.hfu = k.hfu > 0 ? k.hfu : default_hfu(gpu, w);
+  const TokenFlops f = training_flops_per_token(m, pc, w);
+  const double tokens_per_micro = static_cast<double>(w.micro_batch) * w.seq_len;
+  s.tokens_per_step = tokens_per_micro * accum * o.dp;
+  const double achieved = s.peak_tflops * 1e12 * s.hfu;
+  if (achieved <= 0) return s;
+  // One micro-batch on one GPU: its share of the replica's FLOPs, plus QLoRA's dequantisation.
+  double micro = tokens_per_micro * f.hardware / (static_cast<double>(o.tp) * o.pp * o.cp) / achieved;
+  micro += qlora_dequant_seconds(pc, w, o, gpu, k);
+  const MicroComm mc = micro_batch_comm(m, w, o, links, k);
+  const DpComm dc = data_parallel_comm(m, pc, w, o, links, k);
+  const OffloadCost oc = offload_cost(m, pc, w, o, gpu, links, k);
+  s.tp_comm_seconds = mc.tp * accum;
+  const double micro_exposed = mc.tp * (1.0 - k.tp_comm_overlap) +
+                               exposed(mc.hidable + dc.per_micro + oc.per_micro, micro, k.comm_overlap);
+  const double micro_total = micro + micro_exposed;
+  // 1F1B: m micro-batches plus (p-1)/v micro-batch times of fill and drain.
+  const double fill = (o.pp - 1.0) / o.vp;
+  s.bubble_seconds = fill * micro_total;
+  s.bubble_fraction = fill / (accum + fill);
+  s.compute_seconds = micro * accum;
+  // Gradients are reduced (and offloaded) during the last micro-batch's backward, about two
+  // thirds of its compute; on a pipeline a stage's reduction also runs while later stages drain.
+  const double window = micro * 2.0 / 3.0 + s.bubble_seconds;
+  const double step_exposed = exposed(dc.per_step + oc.grads_down, window, k.comm_overlap);
+  s.offload_seconds = oc.cpu_step + oc.params_up;
+  s.comm_seconds = (mc.tp + mc.hidable + dc.per_micro) * accum + dc.per_step;
+  s.exposed_comm_seconds = micro_exposed * accum + step_exposed;
+  s.step_seconds = micro_total * accum + s.bubble_seconds + step_exposed + s.offload_seconds;
   s.tokens_per_second = s.tokens_per_step / s.step_seconds;
   s.tokens_per_second_per_gpu = s.tokens_per_second / gpus;
   s.mfu = s.tokens_per_second_per_gpu * f.model / (s.peak_tflops * 1e12);
-  s.scaling_efficiency = compute / s.step_seconds;
+  s.scaling_efficiency = s.compute_seconds / s.step_seconds;
   return s;
 }
 

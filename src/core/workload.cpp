@@ -1,5 +1,6 @@
 #include "gpuplan/workload.hpp"
 
+#include <algorithm>
 #include <array>
 #include <sstream>
 #include <string_view>
@@ -55,6 +56,12 @@ std::optional<E> parse(const Names<E, N>& names, const std::string& s) {
 }  // namespace
 
 bool is_training(Method m) { return m != Method::inference; }
+
+int data_parallel(const Workload& w) {
+  const long model_parallel = static_cast<long>(std::max(1, w.tensor_parallel)) * std::max(1, w.pipeline_parallel) *
+                              std::max(1, w.context_parallel);
+  return static_cast<int>(std::max(1L, w.gpus / model_parallel));
+}
 bool is_lora(Method m) { return m == Method::lora || m == Method::qlora; }
 
 const char* to_string(Method v) { return name_of(kMethods, v); }

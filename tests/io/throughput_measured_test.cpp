@@ -17,7 +17,8 @@ using namespace gpuplan;
 namespace {
 
 constexpr double kMedianTolerance = 0.20;  // median |error| of tokens/s per GPU
-constexpr double kWorstTolerance = 0.50;   // no case further off than this
+constexpr double kWorstTolerance = 0.40;   // no training case further off than this
+constexpr double kDecodeWorstTolerance = 0.50;  // nor any batch-1 decode case
 
 const ModelArch& model(const std::string& id) { return testing::shipped_model(id); }
 const Gpu& gpu(const std::string& id) { return testing::shipped_gpu(id); }
@@ -40,6 +41,27 @@ ModelArch mpt_7b() {
   return m;
 }
 
+// Megatron's GPT benchmark models as the README tables print them: 4h GELU MLP, LayerNorm,
+// multi-head attention, tied embeddings (Megatron's default).
+ModelArch megatron_gpt(const char* id, int layers, int hidden, int heads, int vocab) {
+  ModelArch m = mpt_7b();
+  m.id = id;
+  m.layers = layers;
+  m.hidden_size = hidden;
+  m.intermediate_size = 4 * hidden;
+  m.attention_heads = heads;
+  m.kv_heads = heads;
+  m.head_dim = hidden / heads;
+  m.vocab_size = vocab;
+  return m;
+}
+
+// Node-to-node bandwidth of the clusters, GB/s per node: DGX H100 / Eos and Meta's H100
+// clusters have one 400 Gb/s NIC per GPU (8 x 400 Gb/s = 400 GB/s); Selene's DGX A100 nodes
+// eight 200 Gb/s HDR ports (200 GB/s).
+constexpr double kH100Cluster = 400;
+constexpr double kSelene = 200;
+
 struct Case {
   std::string id;  // throughput_measured.yaml id
   ModelArch model;
@@ -47,6 +69,7 @@ struct Case {
   Workload w;
   int grad_accum;
   double measured_per_gpu;  // tokens/s per GPU
+  double inter_node_gbps = 0;
 };
 
 Workload train(Method method, int gpus, std::int64_t micro_batch, std::int64_t seq, Checkpointing ckpt,
@@ -63,6 +86,90 @@ Workload train(Method method, int gpus, std::int64_t micro_batch, std::int64_t s
   return w;
 }
 
+Workload parallel(Workload w, int tp, int pp, int cp = 1, int vp = 1) {
+  w.tensor_parallel = tp;
+  w.pipeline_parallel = pp;
+  w.context_parallel = cp;
+  w.virtual_pipeline = vp;
+  w.sequence_parallel = tp > 1;  // Megatron, NeMo and torchtitan turn it on with TP
+  return w;
+}
+
+// Rows that print model TFLOP/s per GPU instead of tokens/s: tokens/s = TFLOP/s over the
+// source's FLOPs per token. Megatron-Core (2024 table) and Llama 3 (Chowdhery et al.'s MFU)
+// count 6 x the matmul weights (head included) plus non-causal attention, 12·L·h·s: the
+// convention training_flops_per_token's `model` figure follows.
+double from_model_tflops(double tflops, const ModelArch& m, const Workload& w) {
+  return tflops * 1e12 / training_flops_per_token(m, count_params(m), w).model;
+}
+
+// Megatron 2021 (Narayanan et al., sec. 5.1): 96·B·s·l·h²·(1 + s/6h + V/16lh) FLOPs per batch,
+// the activation-recomputation forward included.
+double from_megatron_2021_tflops(double tflops, const ModelArch& m, std::int64_t seq) {
+  const double l = m.layers, h = m.hidden_size, s = static_cast<double>(seq), v = m.vocab_size;
+  return tflops * 1e12 / (96 * l * h * h * (1 + s / (6 * h) + v / (16 * l * h)));
+}
+
+void add_pretraining_at_scale(std::vector<Case>& v) {
+  using C = Checkpointing;
+  // Megatron-Core weak scaling (H100, seq 4096, micro-batch 1: global batch / DP sequences per
+  // replica as micro-batches; recompute and interleaving not stated, so none).
+  {
+    const ModelArch m = megatron_gpt("gpt-7.1b", 30, 4096, 32, 131072);
+    const Workload w = parallel(train(Method::pretrain, 96, 1, 4096, C::none, Sharding::zero1), 2, 1);
+    v.push_back({"megatron-h100-gpt-7b-96gpu", m, "h100-sxm", w, 192 / 48, from_model_tflops(465.9, m, w), kH100Cluster});
+  }
+  {
+    const ModelArch m = megatron_gpt("gpt-70b", 84, 8192, 64, 131072);
+    const Workload w = parallel(train(Method::pretrain, 768, 1, 4096, C::none, Sharding::zero1), 8, 2);
+    v.push_back({"megatron-h100-gpt-70b-768gpu", m, "h100-sxm", w, 384 / 48, from_model_tflops(419.7, m, w), kH100Cluster});
+  }
+  {
+    const ModelArch m = megatron_gpt("gpt-462b", 112, 18432, 144, 131072);
+    const Workload w = parallel(train(Method::pretrain, 6144, 1, 4096, C::none, Sharding::zero1), 8, 16);
+    v.push_back({"megatron-h100-gpt-462b-6144gpu", m, "h100-sxm", w, 3072 / 48, from_model_tflops(459.9, m, w), kH100Cluster});
+  }
+  {
+    // Model-parallel size 512 = TP 8 (a DGX node) x PP 64; 160 heads (Narayanan et al. Table 1).
+    const ModelArch m = megatron_gpt("gpt-1t", 128, 25600, 160, 51200);
+    const Workload w = parallel(train(Method::pretrain, 3072, 1, 2048, C::full), 8, 64);
+    v.push_back({"megatron-a100-gpt-1t-3072gpu", m, "a100-80gb-sxm", w, 3072 / 6, from_megatron_2021_tflops(163, m, 2048), kSelene});
+  }
+  {
+    // Llama 3 405B, TP 8 x PP 16 x DP 64, 32 sequences per DP group; gradients and optimizer
+    // states sharded (ZeRO-2-like), no recomputation.
+    const ModelArch& m = model("llama-3.1-405b");
+    const Workload w = parallel(train(Method::pretrain, 8192, 1, 8192, C::none, Sharding::zero2), 8, 16);
+    v.push_back({"llama3-405b-h100-8k-8192gpu", m, "h100-sxm", w, 32, from_model_tflops(430, m, w), kH100Cluster});
+    // Long-context stage, CP 16: the row's degrees multiply to 8,192 GPUs (the printed 16,384
+    // does not match them, see the data file's doubt); per-GPU rates are what is compared.
+    const Workload lc = parallel(train(Method::pretrain, 8192, 1, 131072, C::none, Sharding::zero2), 8, 16, 16);
+    v.push_back({"llama3-405b-h100-128k-cp-16384gpu", m, "h100-sxm", lc, 16, from_model_tflops(380, m, lc), kH100Cluster});
+  }
+  // torchtitan Llama 3.1 70B, FSDP 32 x TP 8 on 256 H100s (96 GB, 500 W), full AC, local batch 16.
+  v.push_back({"torchtitan-llama31-70b-fsdp-tp-bf16-256gpu", model("llama-3.1-70b"), "h100-sxm",
+               parallel(train(Method::pretrain, 256, 16, 8192, C::full, Sharding::fsdp), 8, 1), 1, 597.3, kH100Cluster});
+  // NeMo 24.09 Llama 3.1 70B: TP 4, PP 4, CP 2, VP 5, DP 2 on 8 DGX H100 nodes.
+  v.push_back({"dgxc-llama31-70b-h100-bf16-64gpu", model("llama-3.1-70b"), "h100-sxm",
+               parallel(train(Method::pretrain, 64, 1, 8192, C::none, Sharding::zero1), 4, 4, 2, 5), 64, 71235.0 / 64,
+               kH100Cluster});
+  // Megatron-Bridge Llama 3 8B FP8 on a DGX B200 (TP = PP = CP = 1, plain DDP).
+  Workload b200 = train(Method::pretrain, 8, 2, 8192, C::none, Sharding::zero1);
+  b200.precision = Precision::fp8;
+  v.push_back({"mbridge-llama3-8b-b200-fp8-8gpu", model("llama-3-8b"), "b200", b200, 8, 30624});
+}
+
+void add_finetuning_parallel(std::vector<Case>& v) {
+  using C = Checkpointing;
+  // NeMo LoRA FP8 rows (rank and targets not stated: NeMo's default adapter on linear_qkv).
+  Workload lora7 = train(Method::lora, 8, 1, 4096, C::none, Sharding::zero1);
+  lora7.precision = Precision::fp8;
+  lora7.lora_targets = kLoraQ | kLoraK | kLoraV;
+  v.push_back({"nemo-llama2-7b-lora-h100-fp8-8gpu", model("llama-2-7b"), "h100-sxm", lora7, 32 / 8, 25206});
+  Workload lora70 = parallel(lora7, 2, 4, 1, 20);
+  v.push_back({"mbridge-llama3-70b-lora-h100-fp8-8gpu", model("llama-3.1-70b"), "h100-sxm", lora70, 32, 2643});
+}
+
 std::vector<Case> training_cases() {
   using C = Checkpointing;
   std::vector<Case> v;
@@ -70,22 +177,33 @@ std::vector<Case> training_cases() {
                train(Method::pretrain, 8, 6, 2048, C::none, Sharding::fsdp), 1, 10643});
   v.push_back({"llmfoundry-mpt7b-a100-80gb-bf16-8gpu", mpt_7b(), "a100-80gb-sxm",
                train(Method::pretrain, 8, 6, 2048, C::none, Sharding::fsdp), 2, 4641});
+  // CP 2 x DP 4, 32 micro-batches per replica: 128 sequences per step.
   v.push_back({"dgxc-llama31-8b-h100-bf16-8gpu", model("llama-3.1-8b"), "h100-sxm",
-               train(Method::pretrain, 8, 1, 8192, C::none), 32, 81222.0 / 8});
+               parallel(train(Method::pretrain, 8, 1, 8192, C::none, Sharding::zero1), 1, 1, 2), 32, 81222.0 / 8});
   v.push_back({"dgxc-llama3-8b-sft-h100-bf16-8gpu", model("llama-3-8b"), "h100-sxm",
                train(Method::full, 8, 1, 4096, C::none), 4, 12412});
   v.push_back({"dgxc-llama3-8b-lora-h100-bf16-8gpu", model("llama-3-8b"), "h100-sxm",
                train(Method::lora, 8, 1, 4096, C::none), 4, 17808.6});
   v.push_back({"torchtune-llama31-8b-full-rtx4090", model("llama-3.1-8b"), "rtx-4090",
                train(Method::full, 1, 2, 2048, C::full), 1, 1650});
-  v.push_back({"torchtune-llama31-8b-lora-rtx4090", model("llama-3.1-8b"), "rtx-4090",
-               train(Method::lora, 1, 2, 2048, C::full), 1, 3083});
+  // torchtune's 8B LoRA config: rank 8 on q_proj and v_proj only.
+  Workload lora8 = train(Method::lora, 1, 2, 2048, C::full);
+  lora8.lora_targets = kLoraQ | kLoraV;
+  v.push_back({"torchtune-llama31-8b-lora-rtx4090", model("llama-3.1-8b"), "rtx-4090", lora8, 1, 3083});
   // The README's "Tokens/sec" is read as the whole job's: 3497 per GPU would need 4.7x an
-  // A100's dense peak for a 70B model (4096 tokens x ~4.2e11 FLOP in 1.17 s).
-  v.push_back({"torchtune-llama31-70b-lora-8xa100", model("llama-3.1-70b"), "a100-80gb-sxm",
-               train(Method::lora, 8, 2, 2048, C::full, Sharding::fsdp), 1, 3497.0 / 8});
-  v.push_back({"torchtune-llama32-3b-qlora-a100", model("llama-3.2-3b"), "a100-80gb-sxm",
-               train(Method::qlora, 1, 2, 4096, C::full), 1, 8035});
+  // A100's dense peak for a 70B model (4096 tokens x ~4.2e11 FLOP in 1.17 s). Config: rank 16
+  // on q_proj, k_proj, v_proj.
+  Workload lora70 = train(Method::lora, 8, 2, 2048, C::full, Sharding::fsdp);
+  lora70.lora_rank = 16;
+  lora70.lora_targets = kLoraQ | kLoraK | kLoraV;
+  v.push_back({"torchtune-llama31-70b-lora-8xa100", model("llama-3.1-70b"), "a100-80gb-sxm", lora70, 1, 3497.0 / 8});
+  // The 3B QLoRA config: rank 64 on q_proj, v_proj, output_proj and the MLP.
+  Workload qlora3 = train(Method::qlora, 1, 2, 4096, C::full);
+  qlora3.lora_rank = 64;
+  qlora3.lora_targets = kLoraQ | kLoraV | kLoraO | kLoraGate | kLoraUp | kLoraDown;
+  v.push_back({"torchtune-llama32-3b-qlora-a100", model("llama-3.2-3b"), "a100-80gb-sxm", qlora3, 1, 8035});
+  add_pretraining_at_scale(v);
+  add_finetuning_parallel(v);
   return v;
 }
 
@@ -115,10 +233,14 @@ TEST_CASE("training throughput is within the stated tolerance of published runs"
     Links links;
     links.gpus_per_node = 8;
     links.intra_node_gbps = g.interconnect_gbps;
+    links.inter_node_gbps = c.inter_node_gbps;
     const StepTime t = estimate_step_time(c.model, count_params(c.model), c.w, c.grad_accum, g, links);
     const double err = (t.tokens_per_second_per_gpu - c.measured_per_gpu) / c.measured_per_gpu;
-    std::printf("throughput-case %-40s estimate %8.0f tok/s/GPU  measured %8.0f  error %+6.1f%%  mfu %.0f%%\n",
-                c.id.c_str(), t.tokens_per_second_per_gpu, c.measured_per_gpu, 100 * err, 100 * t.mfu);
+    std::printf("throughput-case %-44s estimate %8.0f tok/s/GPU  measured %8.0f  error %+6.1f%%  mfu %.0f%%"
+                "  bubble %.0f%%  tp-comm %.0f%%  exposed-comm %.0f%%\n",
+                c.id.c_str(), t.tokens_per_second_per_gpu, c.measured_per_gpu, 100 * err, 100 * t.mfu,
+                100 * t.bubble_seconds / t.step_seconds, 100 * t.tp_comm_seconds / t.step_seconds,
+                100 * t.exposed_comm_seconds / t.step_seconds);
     errors.push_back(std::abs(err));
     CHECK(std::abs(err) <= kWorstTolerance);
   }
@@ -141,7 +263,7 @@ TEST_CASE("batch-1 decode speed is within the stated tolerance of published runs
     std::printf("decode-case %-40s estimate %7.1f tok/s  measured %7.1f  error %+6.1f%%\n", c.id.c_str(),
                 d.tokens_per_second, c.measured, 100 * err);
     errors.push_back(std::abs(err));
-    CHECK(std::abs(err) <= kWorstTolerance);
+    CHECK(std::abs(err) <= kDecodeWorstTolerance);
   }
   std::printf("decode: median |error| %.1f%%\n", 100 * median(errors));
   CHECK(median(errors) <= kMedianTolerance);
