@@ -26,6 +26,10 @@ struct TimeConstants {
   // what the TP rows of README's time-model table need (torchtitan vanilla TP, NeMo and
   // Megatron with overlap on); see README.
   double tp_comm_overlap = 0.5;
+  // Fraction of MoE dispatch/combine all-to-alls hidden. The experts' GEMMs need the
+  // dispatched tokens, and Megatron-Core overlaps the all-to-all only when a recipe opts in
+  // (--overlap-moe-expert-parallel-comm), so none by default.
+  double ep_comm_overlap = 0;
   // Host memory bandwidth per node that a CPU optimizer step (ZeRO-Offload's CPU Adam) streams
   // at, GB/s. A dual-socket DDR4-3200 host peaks at 409.6 GB/s (16 channels x 25.6 GB/s,
   // JEDEC); CPU Adam reads and writes several arrays at once and reaches a fraction of it. 100 is

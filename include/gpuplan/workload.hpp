@@ -67,6 +67,9 @@ struct Workload {
   int virtual_pipeline = 1;
   int context_parallel = 1;
   bool sequence_parallel = false;
+  // Expert parallelism (MoE): experts split across ep GPUs of the data-parallel group, tokens
+  // sent to them and back by all-to-all.
+  int expert_parallel = 1;
   KvDtype kv_cache_dtype = KvDtype::native;
   MemoryConstants constants;
 };

@@ -65,6 +65,10 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   w.virtual_pipeline = f.virtual_pipeline;
   w.context_parallel = f.context_parallel;
   w.sequence_parallel = f.sequence_parallel;
+  if (f.expert_parallel < 1 || (f.expert_parallel > 1 && (m.experts % f.expert_parallel != 0 ||
+                                                          w.gpus / (f.tensor_parallel * f.pipeline_parallel) % f.expert_parallel != 0)))
+    bad_flag("--expert-parallel", "must divide the model's experts and GPUs / (tensor x pipeline parallel)");
+  w.expert_parallel = f.expert_parallel;
   w.pure_bf16 = f.pure_bf16;
   w.double_quant = f.double_quant;
   w.lora_dropout = f.lora_dropout;
@@ -133,6 +137,7 @@ void add_workload_options(CLI::App& cmd, WorkloadFlags& f) {
   cmd.add_option("--virtual-pipeline", f.virtual_pipeline, "Interleaved model chunks per pipeline stage")->capture_default_str();
   cmd.add_option("--context-parallel", f.context_parallel, "GPUs each sequence is split across")->capture_default_str();
   cmd.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism in the TP group");
+  cmd.add_option("--expert-parallel", f.expert_parallel, "GPUs the MoE experts are split across")->capture_default_str();
   cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
   cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU, e.g. 800MiB (default 0.8GiB)");
   cmd.add_option("--fragmentation", f.fragmentation, "Allocator fragmentation over tensors, e.g. 8%");

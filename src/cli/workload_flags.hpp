@@ -19,7 +19,7 @@ struct WorkloadFlags {
   std::string sharding = "ddp", offload = "none", kv_dtype = "native";
   std::string micro_batch = "1", seq_len, overhead, fragmentation;  // seq_len "" = min(2048, max context)
   int lora_rank = 16, trainable_layers = 0, gpus = 1, tensor_parallel = 1;
-  int pipeline_parallel = 1, virtual_pipeline = 1, context_parallel = 1;
+  int pipeline_parallel = 1, virtual_pipeline = 1, context_parallel = 1, expert_parallel = 1;
   bool sequence_parallel = false;
   bool pure_bf16 = false, double_quant = false, lora_dropout = false, train_embeddings = false;
   bool optimizer_in_backward = false, allow_long_context = false, dropout = false, autocast = false;

@@ -258,7 +258,10 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
   const int tp = std::max(1, w.tensor_parallel);
   const int dp = data_parallel(w);
   const int cp = std::max(1, w.context_parallel);
-  const double stage = pipeline_stage_share(m, pc, w);
+  // Expert parallelism keeps 1/ep of the experts' weights (and their states) on each GPU.
+  const int ep = std::max(1, w.expert_parallel);
+  const double experts_kept = m.experts > 0 && ep > 1 && pc.total() > 0 ? 1.0 - pc.mlp * (1.0 - 1.0 / ep) / pc.total() : 1.0;
+  const double stage = pipeline_stage_share(m, pc, w) * experts_kept;
   r.data_parallel = dp;
   r.params_total = pc.total();
   const double trainable = trainable_params(m, pc, w);

@@ -143,6 +143,9 @@ const char* parallel_layout_problem(const ModelArch& m, const Workload& w) {
   if (static_cast<long>(pp) * vp > std::max(1, m.layers)) return "more pipeline stages than layers";
   if (w.seq_len % cp != 0) return "context parallel does not divide the sequence length";
   if (w.gpus % (static_cast<long>(tp) * pp * cp) != 0) return "tensor x pipeline x context parallel does not divide the GPUs";
+  const int ep = std::max(1, w.expert_parallel);
+  if (ep > 1 && (m.experts % ep != 0 || data_parallel(w) * cp % ep != 0))
+    return "expert parallel does not divide the experts and the data x context-parallel GPUs";
   return nullptr;
 }
 
@@ -154,6 +157,7 @@ namespace {
 // attention's K/V passes for CP, and pipeline hops.
 struct MicroComm {
   double tp = 0;       // on the critical path, partly hidden (tp_comm_overlap)
+  double ep = 0;       // MoE all-to-alls, likewise
   double hidable = 0;  // CP and PP transfers, overlapped with compute like DP buckets
 };
 
@@ -167,6 +171,21 @@ MicroComm micro_batch_comm(const ModelArch& m, const Workload& w, const Layout& 
   if (o.tp > 1) {
     const double per_layer = w.checkpointing == Checkpointing::full ? 6.0 : 4.0;
     c.tp = layers * per_layer * collective_seconds(act, 2, o.tp_group(), l, k);
+  }
+  const int ep = std::max(1, w.expert_parallel);
+  if (m.experts > 0 && ep > 1) {
+    // Dispatch and combine all-to-alls per MoE layer, forward and backward (and the
+    // recomputed forward): each token's hidden state goes to experts_per_token experts, all but
+    // 1/ep of them on other GPUs, and those beyond the node through its NICs.
+    const double bytes = act * std::max(1, m.experts_per_token) / o.tp;
+    const int local = std::clamp(o.per_node / (o.tp * o.cp), 1, ep);
+    double t = 0;
+    if (local > 1 && l.intra_node_gbps > 0) t = bytes * (local - 1.0) / ep / (l.intra_node_gbps * 1e9 * k.link_efficiency);
+    if (local < ep) {
+      const double inter = l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps;
+      t = std::max(t, o.per_node * bytes * (ep - local) / ep / (inter * 1e9 * k.link_efficiency));
+    }
+    c.ep = layers * (w.checkpointing == Checkpointing::full ? 6.0 : 4.0) * t;
   }
   if (o.cp > 1) {
     // Each GPU's K and V chunk goes round the CP ring: once forward, and K, V plus their
@@ -195,7 +214,10 @@ DpComm data_parallel_comm(const ModelArch& m, const ParamCounts& pc, const Workl
                           const Links& l, const TimeConstants& k) {
   DpComm c;
   const double split = static_cast<double>(o.tp) * o.pp;
-  const double trainable = trainable_params(m, pc, w) / split;
+  // With expert parallelism each GPU holds (and reduces) 1/ep of the experts.
+  const int ep = std::max(1, w.expert_parallel);
+  const double experts_kept = m.experts > 0 && ep > 1 && pc.total() > 0 ? 1.0 - pc.mlp * (1.0 - 1.0 / ep) / pc.total() : 1.0;
+  const double trainable = trainable_params(m, pc, w) / split * experts_kept;
   const double grad_bytes = trainable * (w.precision == Precision::fp32 || is_lora(w.method) ? 4.0 : 2.0);
   const Group g = o.dp_group();
   switch (w.sharding) {
@@ -287,7 +309,7 @@ StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Wor
   const DpComm dc = data_parallel_comm(m, pc, w, o, links, k);
   const OffloadCost oc = offload_cost(m, pc, w, o, gpu, links, k);
   s.tp_comm_seconds = mc.tp * accum;
-  const double micro_exposed = mc.tp * (1.0 - k.tp_comm_overlap) +
+  const double micro_exposed = mc.tp * (1.0 - k.tp_comm_overlap) + mc.ep * (1.0 - k.ep_comm_overlap) +
                                exposed(mc.hidable + dc.per_micro + oc.per_micro, micro, k.comm_overlap);
   const double micro_total = micro + micro_exposed;
   // 1F1B: m micro-batches plus (p-1)/v micro-batch times of fill and drain.
@@ -300,7 +322,7 @@ StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Wor
   const double window = micro * 2.0 / 3.0 + s.bubble_seconds;
   const double step_exposed = exposed(dc.per_step + oc.grads_down, window, k.comm_overlap);
   s.offload_seconds = oc.cpu_step + oc.params_up;
-  s.comm_seconds = (mc.tp + mc.hidable + dc.per_micro) * accum + dc.per_step;
+  s.comm_seconds = (mc.tp + mc.ep + mc.hidable + dc.per_micro) * accum + dc.per_step;
   s.exposed_comm_seconds = micro_exposed * accum + step_exposed;
   s.step_seconds = micro_total * accum + s.bubble_seconds + step_exposed + s.offload_seconds;
   s.tokens_per_second = s.tokens_per_step / s.step_seconds;

@@ -304,3 +304,29 @@ TEST_CASE("pipeline, context and sequence parallelism divide per-GPU memory", "[
   CHECK(cp[MemComponent::logits] == Approx(pp[MemComponent::logits] / 2));
   CHECK(cp.data_parallel == 1);
 }
+
+TEST_CASE("expert parallelism pays its all-to-alls, more across nodes", "[time][parallel]") {
+  ModelArch m = testing::llama31_8b();
+  m.experts = 64;
+  m.experts_per_token = 8;
+  m.intermediate_size = 1024;
+  const ParamCounts pc = count_params(m);
+  Workload w;
+  w.seq_len = 4096;
+  w.expert_parallel = 8;
+  w.gpus = 8;
+  CHECK(parallel_layout_problem(m, w) == nullptr);
+  const Links cluster{8, 450, 400, 0};
+  const StepTime one_node = estimate_step_time(m, pc, w, 1, test_gpu(), cluster);
+  // Hand-computed: 4 all-to-alls per layer, each sending 7/8 of 8 copies of the tokens' bf16
+  // hidden states over NVLink.
+  const double bytes = 4096.0 * 4096 * 2 * 8;
+  CHECK(one_node.exposed_comm_seconds >= Approx(32 * 4 * bytes * 7 / 8 / (450e9 * 0.8)));
+  w.expert_parallel = 16;
+  w.gpus = 16;
+  CHECK(estimate_step_time(m, pc, w, 1, test_gpu(), cluster).exposed_comm_seconds > 2 * one_node.exposed_comm_seconds);
+  // Each GPU keeps 1/ep of the experts.
+  const MemoryBreakdown mem = estimate_memory(m, pc, w);
+  w.expert_parallel = 1;
+  CHECK(mem[MemComponent::weights] < 0.2 * estimate_memory(m, pc, w)[MemComponent::weights]);
+}

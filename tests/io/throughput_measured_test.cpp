@@ -159,6 +159,35 @@ void add_pretraining_at_scale(std::vector<Case>& v) {
   v.push_back({"mbridge-llama3-8b-b200-fp8-8gpu", model("llama-3-8b"), "b200", b200, 8, 30624});
 }
 
+// Qwen/Qwen3-30B-A3B config.json: 48 layers, hidden 2048, 32 heads of 128, 4 KV heads, 128
+// experts of width 768 with 8 per token, vocab 151936, untied.
+ModelArch qwen3_30b_a3b() {
+  ModelArch m = mpt_7b();
+  m.id = "qwen3-30b-a3b";
+  m.layers = 48;
+  m.hidden_size = 2048;
+  m.intermediate_size = 768;
+  m.attention_heads = 32;
+  m.kv_heads = 4;
+  m.head_dim = 128;
+  m.vocab_size = 151936;
+  m.mlp = MlpKind::gated;
+  m.norm = NormKind::rmsnorm;
+  m.tied_embeddings = false;
+  m.experts = 128;
+  m.experts_per_token = 8;
+  return m;
+}
+
+void add_moe(std::vector<Case>& v) {
+  // Megatron-Bridge Qwen3 30B-A3B FP8 on 2 DGX H100 nodes, EP 16, global batch 1024 of 4096
+  // tokens (64 micro-batches per replica); routing force-balanced.
+  Workload w = train(Method::pretrain, 16, 1, 4096, Checkpointing::none, Sharding::zero1);
+  w.precision = Precision::fp8;
+  w.expert_parallel = 16;
+  v.push_back({"mbridge-qwen3-30b-a3b-h100-fp8-16gpu", qwen3_30b_a3b(), "h100-sxm", w, 1024 / 16, 8826, kH100Cluster});
+}
+
 void add_finetuning_parallel(std::vector<Case>& v) {
   using C = Checkpointing;
   // NeMo LoRA FP8 rows (rank and targets not stated: NeMo's default adapter on linear_qkv).
@@ -204,6 +233,7 @@ std::vector<Case> training_cases() {
   v.push_back({"torchtune-llama32-3b-qlora-a100", model("llama-3.2-3b"), "a100-80gb-sxm", qlora3, 1, 8035});
   add_pretraining_at_scale(v);
   add_finetuning_parallel(v);
+  add_moe(v);
   return v;
 }
 
