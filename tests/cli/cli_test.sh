@@ -50,6 +50,17 @@ has out "assumed:" "assumptions printed for --params"
 expect 2 "qlora fp32" -- "$G" estimate --model llama-3.1-8b --method qlora --precision fp32
 has err "QLoRA computes in 16-bit" "qlora fp32 message"
 expect 2 "lora rank 0" -- "$G" estimate --model llama-3.1-8b --method lora --lora-rank 0
+expect 2 "more pipeline stages than layers" -- "$G" estimate --model gpt2 --pipeline-parallel 13
+has err "pipeline-parallel" "pipeline flag named"
+expect 2 "gpus not a multiple of tp x pp x cp" -- "$G" estimate --model llama-3.1-8b --gpus 8 --pipeline-parallel 3
+# Offload costs time (issue 15.4): the same job is slower with the optimizer on the host.
+tps() { grep -oE '"tokens_per_second_per_gpu": [0-9.e+]+' "$TMP/out" | head -1 | grep -oE '[0-9.e+]+$'; }
+expect 0 "no offload" -- "$G" estimate --model llama-3.1-8b --gpu h100-sxm --gpus 8 --sharding zero2 --format json
+on_gpu=$(tps)
+expect 0 "optimizer offload" -- "$G" estimate --model llama-3.1-8b --gpu h100-sxm --gpus 8 --sharding zero2 --offload optimizer --format json
+offloaded=$(tps)
+if awk -v a="$on_gpu" -v b="$offloaded" 'BEGIN { exit !(a > 0 && b > 0 && b < a) }'; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: offload not slower: $on_gpu vs $offloaded tokens/s/GPU"; fi
 expect 2 "absurd batch" -- "$G" estimate --model llama-3.1-8b --micro-batch 1048576 --seq-len 131072
 has err "10\^18 bytes" "overflowing totals refused"
 expect 2 "2^62 batch" -- "$G" estimate --model llama-3.1-8b --micro-batch 4611686018427387904
