@@ -59,11 +59,42 @@ struct Offer {
   std::optional<double> spot_preemptions_per_hour;
   std::optional<double> interconnect_gbps;  // overrides the GPU's, GB/s per GPU one direction
   std::optional<double> network_gbps;       // node-to-node, Gb/s (bits)
+  // Spot across the region's zones: per_gpu_hour[spot] is their median; these are the cheapest
+  // and dearest zone (per GPU-hour) and how many zones were seen. Unset when the sheet gives one figure.
+  std::optional<double> spot_low, spot_high;
+  int spot_zones = 0;
+  std::string country;  // ISO 3166-1 alpha-2 as the sheet states it; "" = derived from the region
   SourceLocation where;
 
   std::optional<double> price(Pricing p) const { return per_gpu_hour[static_cast<int>(p)]; }
   std::string key() const { return provider + "/" + id; }
+  // The country the offer's machines are in: the sheet's own `country`, else region_country().
+  std::string country_code() const;
+  // True when the offer is in country `code` (ISO alpha-2, any case, or a name such as "india").
+  bool in_country(const std::string& code) const;
+  // --region matching: the region contains `text`, or `text` names the offer's country
+  // ("india" matches AWS ap-south-1, GCP asia-south1, OCI ap-mumbai-1, ...).
+  bool in_region(const std::string& text) const;
 };
+
+// The ISO country code of a cloud region name (AWS, GCP, Azure, OCI and SkyPilot sheet names;
+// city or country words such as "mumbai", "india"), or "" when it is not known.
+std::string region_country(const std::string& region);
+// "IN", "in", "india" -> "IN"; "" when neither a two-letter code nor a known country name.
+std::string country_code_of(const std::string& text);
+
+// Whether a sheet's prices already include sales tax (GST, VAT). Unknown sheets are refused at load.
+enum class TaxBasis { exclusive, inclusive };
+const char* to_string(TaxBasis b);
+std::optional<TaxBasis> tax_basis_from_string(const std::string& s);
+
+// Whole days from `from` to `to` (YYYY-MM-DD); nullopt when either is not a calendar date.
+std::optional<long> days_between(const std::string& from, const std::string& to);
+struct Provider;
+// How old a sheet's prices are on `today`; nullopt when its date is unknown.
+std::optional<long> prices_age_days(const Provider& p, const std::string& today);
+// Prices older than this many days draw a warning unless --stale-after says otherwise.
+inline constexpr int kStalePriceDays = 90;
 
 struct Provider {
   std::string id;
@@ -76,7 +107,9 @@ struct Provider {
   std::optional<double> startup_seconds;
   std::optional<double> storage_per_gb_month;
   std::optional<double> egress_per_gb;
-  std::optional<double> tax_rate;       // tax the sheet's prices exclude
+  std::optional<double> tax_rate;       // the sales tax rate that applies to this sheet's prices
+  TaxBasis tax_basis = TaxBasis::exclusive;  // whether the listed prices already include tax_rate
+  std::string country;                  // where the provider bills from (ISO alpha-2), "" = unknown
   std::vector<Offer> offers;
   SourceLocation where;
 };
@@ -109,7 +142,9 @@ class Catalog {
   void merge(Catalog later);
 
   Lookup<Gpu> find_gpu(const std::string& name) const;
+  // Also resolves a variant's name to its base ("...-Instruct" -> the base model).
   Lookup<ModelArch> find_model(const std::string& name) const;
+  Lookup<ModelArch> find_model_exact(const std::string& name) const;
   Lookup<Provider> find_provider(const std::string& name) const;
 
   std::size_t offer_count() const;

@@ -19,6 +19,12 @@ struct RunInputs {
   double storage_gb = 0;         // dataset and checkpoints kept while the run lasts
   double egress_gb = 0;          // copied out at the end (final weights)
   std::optional<double> tax_rate;             // overrides the sheet's
+  // Totals on one basis whatever each sheet lists: inclusive adds tax to pre-tax sheets,
+  // exclusive strips it from tax-inclusive ones (E2E-style GST-inclusive figures).
+  TaxBasis tax_basis = TaxBasis::inclusive;
+  // A GST-registered business recovers GST as input-tax credit (and the reverse charge it
+  // self-assesses on a foreign supplier's bill nets to zero): its cost is the pre-tax price.
+  bool input_tax_credit = false;
   std::optional<double> startup_seconds;      // overrides the sheet's (billed, no work)
   // Spot / preemptible.
   std::optional<double> preemptions_per_hour; // per instance; overrides the offer's
@@ -55,6 +61,14 @@ struct RunCost {
   std::optional<bool> meets_deadline;
   std::optional<SpotOutcome> spot;
 };
+
+// How one sheet's listed prices become a bill on the run's tax basis: listed x pre_tax is the
+// price before tax, and `rate` is the tax added on top of that.
+struct TaxTerms {
+  double pre_tax = 1.0;
+  double rate = 0.0;
+};
+TaxTerms tax_terms(const Provider& provider, const RunInputs& in);
 
 // nullopt when the offer has no price for the requested pricing.
 std::optional<RunCost> price_run(const Offer& offer, const Provider& provider, const RunInputs& in);

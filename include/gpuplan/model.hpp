@@ -37,6 +37,18 @@ struct ModelArch {
   std::int64_t published_params = 0;  // the figure the catalog cites; 0 when unknown
   bool published_params_exact = false;
   bool params_only = false;        // built from --params: the architecture is assumed
+  // Features of current open models; 0/false = absent (docs/catalog-format.md, `models:`).
+  bool qk_norm = false;            // RMSNorm over each head's q and k (Qwen3, Gemma 3): 2 x head_dim per layer
+  int first_dense_layers = 0;      // MoE models whose first layers are dense (DeepSeek-V3: 3)
+  int dense_intermediate_size = 0; // MLP width of those dense layers
+  int shared_experts = 0;          // experts every token passes through besides the routed ones
+  bool router_bias = false;        // a per-expert bias on the gate (DeepSeek-V3 e_score_correction_bias)
+  // Multi-head latent attention (DeepSeek-V2/V3): q and kv go through low-rank projections, and
+  // the KV cache holds kv_lora_rank + qk_rope_head_dim values per token and layer, for all heads.
+  int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  int sliding_window = 0;          // local layers attend to the last this-many tokens; 0 = none
+  int global_every = 0;            // with a window: every Nth layer is global (Gemma 3: 6); 0 = all local
+  bool mla() const { return kv_lora_rank > 0; }
 };
 
 // Parameter counts by where they sit. Doubles: counts of 10^12 are exact in a double
@@ -56,6 +68,11 @@ struct ParamCounts {
 };
 
 ParamCounts count_params(const ModelArch& m);
+
+// KV-cache values (not bytes) one sequence of `context` tokens holds over all layers: 2 x kv
+// heads x head_dim per token and layer; sliding-window layers keep at most the window; MLA keeps
+// its compressed latent plus the rope key.
+double kv_cache_values(const ModelArch& m, double context);
 
 // Per-layer projection shapes, used for LoRA adapter sizes and Adafactor's factored states.
 struct LinearShape {

@@ -12,6 +12,11 @@ std::string normalise_name(std::string_view name);
 // Levenshtein distance, capped: returns max_distance+1 as soon as it is certain to exceed it.
 int edit_distance(std::string_view a, std::string_view b, int max_distance);
 
+// The base model a fine-tuned variant's name points to: the organisation prefix, a leading
+// "Meta-", and variant words (Instruct, Chat, it, Base, hf, pt, with a release tag such as
+// -2507 after them) are dropped, lowercased: "meta-llama/Meta-Llama-3.1-8B-Instruct" -> "llama-3.1-8b".
+std::string base_model_name(std::string_view name);
+
 // The candidate closest to `typed` (after normalisation) within a distance that scales with
 // its length, or "" when none is close enough.
 std::string closest_name(std::string_view typed, const std::vector<std::string>& candidates);

@@ -86,4 +86,23 @@ inline constexpr double kUncertaintyRule = 0.30;
 // The sensitivity swing: "cloud price ±20%" (issue 5), used for every factor.
 inline constexpr double kSensitivitySwing = 0.20;
 
+// --- India (--country IN) -------------------------------------------------------------------
+// Figures in INR, as published; the CLI uses them instead of converting the US defaults when the
+// buyer is in India. Sourced facts only; what no source read gave is absent (see below).
+namespace india {
+// Commercial power, INR/kWh: Maharashtra (MSEDCL) HT II "commercial establishments" FY 2024-25
+// tariff Rs 13.21/kWh, MERC order (mercomindia.com, "Maharashtra Regulator Approves 18% Hike in
+// C&I Consumer Tariff for FY24"). A rack in a Mumbai colo or an office pays this class.
+inline constexpr double kPowerPriceCommercialInrPerKwh = 13.21;
+// Industrial HT I(A) FY 2024-25, Rs 8.36/kWh (same order): for a self-run machine room on an
+// industrial connection.
+inline constexpr double kPowerPriceIndustrialInrPerKwh = 8.36;
+// GST on hardware bought in India (or IGST on import): 18%, the rate cloud services carry too
+// (shared/reference/india/README.md §3 for services; IGST 18% on imported goods per the customs
+// tariff tables, eximguru.com). A GST-registered buyer recovers it as input-tax credit.
+inline constexpr double kGstOnHardware = 0.18;
+// Not found in any source read, so not defaulted (the CLI must ask): Indian street prices of
+// data-centre GPUs, and the basic customs duty line for GPU boards.
+}  // namespace india
+
 }  // namespace gpuplan::tco_defaults

@@ -31,10 +31,11 @@ void setup_catalog(CLI::App& app) {
       std::vector<InputError> mine;
       Catalog parsed;
       try {
-        const std::string text = io::read_file(f);
-        const bool csv = (f.size() > 4 && f.compare(f.size() - 4, 4, ".csv") == 0) || io::looks_like_skypilot_csv(text);
+        const bool csv_name = f.size() > 4 && f.compare(f.size() - 4, 4, ".csv") == 0;
+        const std::string text = csv_name ? std::string() : io::read_file(f);  // .csv streams from disk
+        const bool csv = csv_name || io::looks_like_skypilot_csv(text);
         if (csv) {
-          io::SkypilotCsvLoad load = io::parse_skypilot_csv(text, f, known);
+          io::SkypilotCsvLoad load = csv_name ? io::parse_skypilot_csv_file(f, known) : io::parse_skypilot_csv(text, f, known);
           mine = std::move(load.errors);
           parsed = std::move(load.catalog);
           if (!load.unmapped.empty()) {

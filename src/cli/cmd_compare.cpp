@@ -19,7 +19,7 @@ struct CompareFlags {
   WorkloadFlags workload;
   RunFlags run;
   std::string sort = "cost";
-  std::vector<std::string> providers, gpus, regions, offers, sheets;
+  std::vector<std::string> providers, gpus, regions, offers, sheets, countries;
   int max_gpus = 0, top = 20;
   bool explain = false;
 };
@@ -70,12 +70,17 @@ void run_compare(const CompareFlags& f) {
   }
   for (const auto& g : f.gpus) filter.gpus.push_back(resolve_gpu(g).id);
   filter.regions = f.regions;
+  for (const auto& k : f.countries)
+    if (country_code_of(k).empty()) bad_flag("--country", "expected a two-letter ISO code such as IN, got \"" + k + "\"");
+  filter.countries = f.countries;
   filter.offers = f.offers;
   filter.max_gpus = f.max_gpus;
 
   OfferSet set = evaluate_offers(*c, m, pc, w, run, filter);
   rank_offers(set.priced, f.sort == "time");
   collapse_regions(set.priced);
+  warn_stale_prices(set.priced, run);
+  warn_mixed_tax(set.priced, run);
 
   Report r;
   r.json["model"] = {{"id", m.id}, {"name", m.name}, {"source", rm.source}};
@@ -159,7 +164,8 @@ void setup_compare(CLI::App& app) {
   cmd->add_option("--sort", f->sort, "cost | time")->capture_default_str();
   cmd->add_option("--provider", f->providers, "Only this provider (repeatable)");
   cmd->add_option("--gpu", f->gpus, "Only this GPU (repeatable)");
-  cmd->add_option("--region", f->regions, "Only offers whose region contains this text (repeatable)");
+  cmd->add_option("--region", f->regions, "Only offers whose region contains this text or is in this country, e.g. india (repeatable)");
+  cmd->add_option("--country", f->countries, "Only offers in this country, ISO code e.g. IN (repeatable)");
   cmd->add_option("--offer", f->offers, "Only this offer, as provider/offer (repeatable)");
   cmd->add_option("--max-gpus", f->max_gpus, "Only offers billing at most this many GPUs");
   cmd->add_option("--top", f->top, "Show the best K offers")->capture_default_str();

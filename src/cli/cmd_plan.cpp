@@ -26,7 +26,7 @@ struct PlanFlags {
   WorkloadFlags workload;
   RunFlags run;
   std::string objective = "cost", methods = "full,lora,qlora", precisions = "bf16", optimizers = "adamw,adamw-8bit";
-  std::string pricings = "on-demand,spot,reserved-1y", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
+  std::string pricings = "on-demand,reserved-1y", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
   std::string micro_batches = "1,2,4,8,16,32", emit, out;
   std::vector<std::string> providers, gpus, regions;
   int max_nodes = 8, top = 5;
@@ -114,7 +114,7 @@ void run_plan(const PlanFlags& f) {
     const double rate = to_display(1.0, p.currency, run, p.where);
     for (const Offer& o : p.offers) {
       if (!gpu_ids.empty() && std::find(gpu_ids.begin(), gpu_ids.end(), o.gpu) == gpu_ids.end()) continue;
-      if (!f.regions.empty() && std::none_of(f.regions.begin(), f.regions.end(), [&](const std::string& r) { return o.region.find(r) != std::string::npos; }))
+      if (!f.regions.empty() && std::none_of(f.regions.begin(), f.regions.end(), [&](const std::string& r) { return o.in_region(r); }))
         continue;
       const auto g = catalog().find_gpu(o.gpu);
       if (g.found) in.offers.push_back({&o, &p, g.found, rate});

@@ -122,7 +122,7 @@ RouteResult serve_route(const Route& route, const ResolvedModel& rm, const Setup
     for (const Offer& o : p.offers) {
       if (!wanted(gpu_filter, o.gpu)) continue;
       if (!f.regions.empty() &&
-          std::none_of(f.regions.begin(), f.regions.end(), [&](const std::string& r) { return o.region.find(r) != std::string::npos; }))
+          std::none_of(f.regions.begin(), f.regions.end(), [&](const std::string& r) { return o.in_region(r); }))
         continue;
       const auto g = c.find_gpu(o.gpu);
       if (g.found) consider(p, o, *g.found);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/common.hpp"
 #include "cli/format_values.hpp"
 
 namespace gpuplan::cli {
@@ -33,7 +34,10 @@ OfferSet evaluate_offers(const Catalog& c, const ModelArch& m, const ParamCounts
       if (!wanted(filter.gpus, o.gpu)) continue;
       if (!filter.offers.empty() && !wanted(filter.offers, o.key())) continue;
       if (!filter.regions.empty() &&
-          std::none_of(filter.regions.begin(), filter.regions.end(), [&](const std::string& r) { return o.region.find(r) != std::string::npos; }))
+          std::none_of(filter.regions.begin(), filter.regions.end(), [&](const std::string& r) { return o.in_region(r); }))
+        continue;
+      if (!filter.countries.empty() &&
+          std::none_of(filter.countries.begin(), filter.countries.end(), [&](const std::string& k) { return o.in_country(k); }))
         continue;
       const auto g = c.find_gpu(o.gpu);
       if (!g.found) continue;  // the loader guarantees offers name known GPUs
@@ -101,6 +105,46 @@ void collapse_regions(std::vector<PricedOffer>& offers) {
   offers = std::move(kept);
 }
 
+bool prices_stale(const Provider& p, const RunSettings& run) {
+  const auto age = prices_age_days(p, run.today);
+  return !age || *age > run.stale_after_days;
+}
+
+void warn_stale_prices(const std::vector<PricedOffer>& offers, const RunSettings& run) {
+  std::vector<const Provider*> seen;
+  for (const auto& o : offers) {
+    if (std::find(seen.begin(), seen.end(), o.provider) != seen.end() || !prices_stale(*o.provider, run)) continue;
+    seen.push_back(o.provider);
+    const auto age = prices_age_days(*o.provider, run.today);
+    warn(o.provider->id + ": prices " +
+         (age ? "dated " + o.provider->prices_as_of + ", " + std::to_string(*age) + " days old (over --stale-after " +
+                    std::to_string(run.stale_after_days) + ")"
+              : "carry no date (" + o.provider->prices_as_of + ")") +
+         "; check them before deciding");
+  }
+}
+
+bool tax_included(const Provider& p, const RunSettings& run) {
+  const RunInputs& b = run.spec.bill;
+  return b.tax_basis == TaxBasis::inclusive && !b.input_tax_credit && (b.tax_rate || p.tax_rate);
+}
+
+void warn_mixed_tax(const std::vector<PricedOffer>& offers, const RunSettings& run) {
+  const RunInputs& b = run.spec.bill;
+  if (b.tax_basis == TaxBasis::exclusive || b.input_tax_credit || b.tax_rate) return;
+  std::vector<std::string> without;
+  bool some_with = false;
+  for (const auto& o : offers) {
+    if (tax_included(*o.provider, run)) some_with = true;
+    else if (std::find(without.begin(), without.end(), o.provider->id) == without.end()) without.push_back(o.provider->id);
+  }
+  if (!some_with || without.empty()) return;
+  std::string names;
+  for (const auto& n : without) names += (names.empty() ? "" : ", ") + n;
+  warn("totals mix bases: " + names + " state no tax rate, so their totals exclude tax; give --tax RATE or "
+       "--tax-basis exclusive to compare on one basis");
+}
+
 nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
   const OfferEvaluation& e = p.eval;
   nlohmann::json j = {{"provider", p.provider->id},
@@ -112,6 +156,12 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
                       {"sharding", to_string(e.workload.sharding)},
                       {"currency", run.currency},
                       {"prices_as_of", p.provider->prices_as_of},
+                      {"prices_age_days", nullptr},
+                      {"prices_stale", prices_stale(*p.provider, run)},
+                      {"tax_basis", to_string(run.spec.bill.input_tax_credit ? TaxBasis::exclusive : run.spec.bill.tax_basis)},
+                      {"sheet_tax_basis", to_string(p.provider->tax_basis)},
+                      {"tax_included", tax_included(*p.provider, run)},
+                      {"country", p.offer->country_code()},
                       {"rate_per_hour", p.rate_per_hour},
                       {"per_step", p.per_step},
                       {"per_million_tokens", p.per_million_tokens},
@@ -122,6 +172,10 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
                       {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(e.per_gpu_bytes))},
                       {"pareto", p.pareto},
                       {"same_price_regions", p.same_price_regions}};
+  if (const auto age = prices_age_days(*p.provider, run.today)) j["prices_age_days"] = *age;
+  if (p.offer->spot_low && p.offer->spot_high)
+    j["spot_range_per_gpu_hour"] = {{"low", *p.offer->spot_low}, {"high", *p.offer->spot_high},
+                                    {"zones", p.offer->spot_zones}, {"currency", p.provider->currency}};
   j["total"] = p.total ? nlohmann::json(*p.total) : nlohmann::json();
   j["meets_deadline"] = p.meets_deadline ? nlohmann::json(*p.meets_deadline) : nlohmann::json();
   j["meets_budget"] = p.meets_budget ? nlohmann::json(*p.meets_budget) : nlohmann::json();
@@ -166,7 +220,7 @@ io::Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings
   }
   t.columns.push_back("pareto");
   for (const auto& p : offers) {
-    std::vector<std::string> row = {p.provider->id,
+    std::vector<std::string> row = {p.provider->id + (prices_stale(*p.provider, run) ? " (stale)" : ""),
                                     p.offer->id + (p.same_price_regions ? " (+" + std::to_string(p.same_price_regions) + " regions)" : ""),
                                     p.offer->gpu,
                                     std::to_string(p.eval.workload.gpus),

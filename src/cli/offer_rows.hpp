@@ -17,7 +17,8 @@ namespace gpuplan::cli {
 struct OfferFilter {
   std::vector<std::string> providers;  // provider ids (resolved)
   std::vector<std::string> gpus;       // GPU ids (resolved)
-  std::vector<std::string> regions;    // substring match
+  std::vector<std::string> regions;    // substring match, or a country name (Offer::in_region)
+  std::vector<std::string> countries;  // ISO codes or names (Offer::in_country)
   std::vector<std::string> offers;     // provider/offer keys
   int max_gpus = 0;                    // 0 = no limit (GPUs billed)
 };
@@ -54,6 +55,14 @@ void rank_offers(std::vector<PricedOffer>& offers, bool by_time);
 void collapse_regions(std::vector<PricedOffer>& offers);
 
 nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run);
+// A sheet is stale when its date is unknown or older than run.stale_after_days.
+bool prices_stale(const Provider& p, const RunSettings& run);
+// Whether the row's totals include tax (the basis asked for and a known rate).
+bool tax_included(const Provider& p, const RunSettings& run);
+// Warns when some rows include tax and others cannot (no rate on their sheet).
+void warn_mixed_tax(const std::vector<PricedOffer>& offers, const RunSettings& run);
+// One warning per stale sheet among `offers`.
+void warn_stale_prices(const std::vector<PricedOffer>& offers, const RunSettings& run);
 io::Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& run, const std::string& title);
 io::Table excluded_table(const std::vector<PricedOffer>& offers);
 

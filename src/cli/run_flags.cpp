@@ -52,6 +52,10 @@ void add_run_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--mfu", f.mfu, "Model FLOPs utilisation, e.g. 45% (default: by GPU class, see README)");
   cmd.add_option("--pricing", f.pricing, "on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
   cmd.add_option("--tax", f.tax, "Tax on the bill, e.g. 18% (default: the sheet's own)");
+  cmd.add_option("--stale-after", f.stale_after, "Flag sheets whose prices are older than this many days")->capture_default_str();
+  cmd.add_option("--tax-basis", f.tax_basis, "inclusive | exclusive: compare every sheet with tax or without")->capture_default_str();
+  cmd.add_flag("--input-tax-credit", f.input_tax_credit,
+               "GST-registered business: GST (and reverse charge on foreign clouds) is recovered, cost is pre-tax");
   cmd.add_option("--currency", f.currency, "Show money in this currency (ISO code, e.g. INR)")->capture_default_str();
   cmd.add_option("--fx", f.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
   cmd.add_option("--deadline", f.deadline, "Wall-clock limit for the run, e.g. 3d");
@@ -98,6 +102,13 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   if (!pricing) bad_choice("--pricing", f.pricing, "on-demand, spot, reserved-1y, reserved-3y");
   r.bill.pricing = *pricing;
   if (!f.tax.empty()) r.bill.tax_rate = fraction_flag("--tax", f.tax, 1.0);
+  const auto basis = tax_basis_from_string(f.tax_basis);
+  if (!basis) bad_choice("--tax-basis", f.tax_basis, "inclusive, exclusive");
+  r.bill.tax_basis = *basis;
+  r.bill.input_tax_credit = f.input_tax_credit;
+  if (f.stale_after < 0 || f.stale_after > 36500) bad_flag("--stale-after", "expected 0 to 36500 days");
+  s.stale_after_days = f.stale_after;
+  s.today = today_utc();
   r.bill.idle_fraction = fraction_flag("--idle", f.idle, 0.95);
   if (!f.startup.empty()) r.bill.startup_seconds = seconds_flag("--startup", f.startup);
   if (!f.preemptions_per_hour.empty()) {

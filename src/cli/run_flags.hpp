@@ -16,6 +16,9 @@ struct RunFlags {
   std::string tokens, dataset_tokens, epochs, steps, mean_sample_tokens, packing = "on";
   int grad_accum = 1;
   std::string mfu, pricing = "on-demand", tax, currency = "USD", deadline, budget;
+  std::string tax_basis = "inclusive";
+  bool input_tax_credit = false;
+  int stale_after = kStalePriceDays;
   std::vector<std::string> fx;
   std::string preemptions_per_hour, checkpoint_every, restart_time = "10m", idle = "0%", startup;
   std::string checkpoint_write_speed = "1GB", dataset_size = "0GB";
@@ -31,6 +34,8 @@ struct RunSettings {
   std::string currency;              // what money is shown in
   FxTable fx;                        // catalog rates plus --fx overrides
   std::optional<double> budget;      // in `currency`
+  int stale_after_days = kStalePriceDays;  // sheets older than this are flagged
+  std::string today;                 // YYYY-MM-DD (UTC), for the sheets' age
   bool has_work() const { return spec.tokens || spec.steps; }
 };
 RunSettings build_run_settings(const RunFlags& f, const Workload& w);

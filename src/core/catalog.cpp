@@ -142,6 +142,17 @@ Lookup<Gpu> Catalog::find_gpu(const std::string& name) const {
 }
 
 Lookup<ModelArch> Catalog::find_model(const std::string& name) const {
+  const Lookup<ModelArch> hit = find_model_exact(name);
+  if (hit.found || !hit.ambiguous.empty()) return hit;
+  // An instruct/chat variant has the base model's architecture: "Meta-Llama-3.1-8B-Instruct".
+  const std::string base = base_model_name(name);
+  if (base.empty() || normalise_name(base) == normalise_name(name)) return hit;
+  Lookup<ModelArch> again = find_model_exact(base);
+  if (again.found || !again.ambiguous.empty()) return again;
+  return hit;
+}
+
+Lookup<ModelArch> Catalog::find_model_exact(const std::string& name) const {
   return find_named(models, name, [](const ModelArch& m) {
     std::vector<std::string> n = m.aliases;
     if (!m.hf_id.empty()) {

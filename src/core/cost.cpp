@@ -27,6 +27,15 @@ RunCost convert(RunCost c, double rate) {
   return c;
 }
 
+TaxTerms tax_terms(const Provider& provider, const RunInputs& in) {
+  TaxTerms t;
+  // A tax-inclusive sheet's figure holds the sheet's own rate; take it out first.
+  if (provider.tax_basis == TaxBasis::inclusive) t.pre_tax = 1.0 / (1.0 + provider.tax_rate.value_or(0.0));
+  if (in.tax_basis == TaxBasis::inclusive && !in.input_tax_credit)
+    t.rate = in.tax_rate.value_or(provider.tax_rate.value_or(0.0));
+  return t;
+}
+
 std::optional<RunCost> price_run(const Offer& offer, const Provider& provider, const RunInputs& in) {
   const auto per_gpu_hour = offer.price(in.pricing);
   if (!per_gpu_hour) return std::nullopt;
@@ -83,19 +92,19 @@ std::optional<RunCost> price_run(const Offer& offer, const Provider& provider, c
   const double inc = std::max(1, provider.billing_increment_seconds);
   c.billed_seconds = std::max<double>(provider.minimum_billed_seconds, std::ceil(c.wall_seconds / inc) * inc);
   c.gpu_hours = c.billed_seconds / 3600.0 * c.gpus_billed;
-  c.compute = c.gpu_hours * *per_gpu_hour;
+  const TaxTerms tax = tax_terms(provider, in);
+  c.compute = c.gpu_hours * *per_gpu_hour * tax.pre_tax;
 
   const double months = c.wall_seconds / 3600.0 / 730.0;  // 730 hours a month
   if (in.storage_gb > 0) {
-    if (provider.storage_per_gb_month) c.storage = in.storage_gb * *provider.storage_per_gb_month * months;
+    if (provider.storage_per_gb_month) c.storage = in.storage_gb * *provider.storage_per_gb_month * months * tax.pre_tax;
     else c.storage_priced = false;
   }
   if (in.egress_gb > 0) {
-    if (provider.egress_per_gb) c.egress = in.egress_gb * *provider.egress_per_gb;
+    if (provider.egress_per_gb) c.egress = in.egress_gb * *provider.egress_per_gb * tax.pre_tax;
     else c.egress_priced = false;
   }
-  const double rate = in.tax_rate.value_or(provider.tax_rate.value_or(0.0));
-  c.tax = (c.compute + c.storage + c.egress) * rate;
+  c.tax = (c.compute + c.storage + c.egress) * tax.rate;
   c.total = c.compute + c.storage + c.egress + c.tax;
   if (in.steps > 0) c.per_step = c.total / in.steps;
   if (in.tokens > 0) c.per_million_tokens = c.total / in.tokens * 1e6;

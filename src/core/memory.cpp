@@ -384,7 +384,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     const double seqs = static_cast<double>(w.micro_batch);
     const double ctx = static_cast<double>(w.seq_len);
     const double kv_dim = static_cast<double>(m.kv_heads) * m.head_dim;
-    r[MemComponent::kv_cache] = 2.0 * m.layers * kv_dim * kv_bytes(w.kv_cache_dtype, w.precision) * seqs * ctx / tp;
+    r[MemComponent::kv_cache] = kv_cache_values(m, ctx) * kv_bytes(w.kv_cache_dtype, w.precision) * seqs / tp;
     const double e = activation_bytes(w.precision);
     const double q = static_cast<double>(m.attention_heads) * m.head_dim;
     double work = seqs * ctx * e * (2.0 * m.hidden_size + q + 2 * kv_dim + 2.0 * m.intermediate_size);

@@ -1,5 +1,6 @@
 #include "gpuplan/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -13,11 +14,35 @@ LayerShapes layer_shapes(const ModelArch& m) {
   s.k = {m.hidden_size, kv_out};
   s.v = {m.hidden_size, kv_out};
   s.o = {q_out, m.hidden_size};
+  if (m.mla()) {  // the projections LoRA targets in MLA: q, kv_a (compress), kv_b (expand), o
+    s.q = {m.hidden_size, m.attention_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim)};
+    s.k = {m.hidden_size, m.kv_lora_rank + m.qk_rope_head_dim};
+    s.v = {m.kv_lora_rank, m.attention_heads * (m.qk_nope_head_dim + m.v_head_dim)};
+    s.o = {m.attention_heads * m.v_head_dim, m.hidden_size};
+  }
   if (m.mlp == MlpKind::gated) s.gate = {m.hidden_size, m.intermediate_size};
   s.up = {m.hidden_size, m.intermediate_size};
   s.down = {m.intermediate_size, m.hidden_size};
   return s;
 }
+
+namespace {
+
+// One layer's attention projection weights (no biases, no norms).
+double attention_weights(const ModelArch& m) {
+  const double h = m.hidden_size;
+  if (m.mla()) {
+    const double heads = m.attention_heads, qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    const double q_part = m.q_lora_rank > 0 ? h * m.q_lora_rank + static_cast<double>(m.q_lora_rank) * heads * qk : h * heads * qk;
+    return q_part + h * (m.kv_lora_rank + m.qk_rope_head_dim) +
+           static_cast<double>(m.kv_lora_rank) * heads * (m.qk_nope_head_dim + m.v_head_dim) + heads * m.v_head_dim * h;
+  }
+  const double q = static_cast<double>(m.attention_heads) * m.head_dim;
+  const double kv = static_cast<double>(m.kv_heads) * m.head_dim;
+  return h * q + 2 * h * kv + q * h;
+}
+
+}  // namespace
 
 ParamCounts count_params(const ModelArch& m) {
   const double h = m.hidden_size;
@@ -27,27 +52,44 @@ ParamCounts count_params(const ModelArch& m) {
   const double kv = static_cast<double>(m.kv_heads) * m.head_dim;
   const double experts = m.experts > 0 ? m.experts : 1;
   const double active_experts = m.experts > 0 ? m.experts_per_token : 1;
+  // MoE models may open with dense layers of their own width (DeepSeek-V3: 3 of 61).
+  const double moe_layers = m.experts > 0 ? L - m.first_dense_layers : 0;
+  const double dense_layers = L - moe_layers;
+  const double dense_width = m.experts > 0 && m.dense_intermediate_size > 0 ? m.dense_intermediate_size : i;
+  const double per_layer_experts = experts + m.shared_experts;
 
   ParamCounts c;
   c.embedding = static_cast<double>(m.vocab_size) * h + static_cast<double>(m.learned_positions) * h;
 
-  const double attn_weights = h * q + 2 * h * kv + q * h;
-  const double attn_bias = (m.qkv_bias ? q + 2 * kv : 0) + (m.o_bias ? h : 0);
+  const double attn_weights = attention_weights(m);
+  const double attn_bias = m.mla() ? 0 : (m.qkv_bias ? q + 2 * kv : 0) + (m.o_bias ? h : 0);
   c.attention = L * (attn_weights + attn_bias);
 
   const bool gated = m.mlp == MlpKind::gated;
-  const double mlp_weights = (gated ? 3 : 2) * h * i;
-  const double mlp_bias = m.mlp_bias ? (gated ? 2 * i + h : i + h) : 0;
-  c.mlp = L * experts * (mlp_weights + mlp_bias);
-  c.router = m.experts > 0 ? L * h * m.experts : 0;
+  auto mlp_w = [&](double width) { return (gated ? 3 : 2) * h * width; };
+  auto mlp_b = [&](double width) { return m.mlp_bias ? (gated ? 2 * width + h : width + h) : 0.0; };
+  const double mlp_weights = mlp_w(i), mlp_bias = mlp_b(i);
+  c.mlp = dense_layers * (mlp_w(dense_width) + mlp_b(dense_width)) + moe_layers * per_layer_experts * (mlp_weights + mlp_bias);
+  c.router = m.experts > 0 ? moe_layers * (h * m.experts + (m.router_bias ? m.experts : 0)) : 0;
 
   const double per_norm = m.norm == NormKind::layernorm ? 2 * h : h;
-  c.norms = (L * m.norms_per_layer + 1) * per_norm;
+  const double qk_norms = m.qk_norm ? 2.0 * (m.mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.head_dim) : 0;
+  const double latent_norms = m.mla() ? static_cast<double>(m.q_lora_rank) + m.kv_lora_rank : 0;
+  c.norms = (L * m.norms_per_layer + 1) * per_norm + L * (qk_norms + latent_norms);
   c.lm_head = m.tied_embeddings ? 0 : static_cast<double>(m.vocab_size) * h;
 
-  c.linear_weights = L * (attn_weights + experts * mlp_weights);
-  c.active = c.total() - L * (experts - active_experts) * (mlp_weights + mlp_bias);
+  c.linear_weights = L * attn_weights + dense_layers * mlp_w(dense_width) + moe_layers * per_layer_experts * mlp_weights;
+  c.active = c.total() - moe_layers * (experts - active_experts) * (mlp_weights + mlp_bias);
   return c;
+}
+
+double kv_cache_values(const ModelArch& m, double context) {
+  if (m.mla()) return static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_head_dim) * context;
+  const double per_token_layer = 2.0 * m.kv_heads * m.head_dim;
+  if (m.sliding_window <= 0) return m.layers * per_token_layer * context;
+  const int global = m.global_every > 0 ? m.layers / m.global_every : 0;
+  const double local_context = std::min(context, static_cast<double>(m.sliding_window));
+  return per_token_layer * (global * context + (m.layers - global) * local_context);
 }
 
 AssumedModel model_from_param_count(double params) {

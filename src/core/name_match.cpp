@@ -55,4 +55,32 @@ std::string closest_name(std::string_view typed, const std::vector<std::string>&
   return best;
 }
 
+std::string base_model_name(std::string_view name) {
+  if (const auto slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
+  std::string lower;
+  for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (lower.rfind("meta-", 0) == 0) lower.erase(0, 5);
+  static const char* kVariants[] = {"instruct", "chat", "it", "base", "hf", "pt"};
+  std::vector<std::string> kept;
+  bool after_variant = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= lower.size(); ++i) {
+    if (i < lower.size() && lower[i] != '-' && lower[i] != '_') continue;
+    const std::string word = lower.substr(start, i - start);
+    start = i + 1;
+    const bool variant = std::any_of(std::begin(kVariants), std::end(kVariants), [&](const char* v) { return word == v; });
+    const bool tag = after_variant && !word.empty() && word.size() <= 8 &&
+                     std::all_of(word.begin(), word.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (variant || tag) {
+      after_variant = true;
+      continue;
+    }
+    after_variant = false;
+    if (!word.empty()) kept.push_back(word);
+  }
+  std::string out;
+  for (const auto& w : kept) out += (out.empty() ? "" : "-") + w;
+  return out;
+}
+
 }  // namespace gpuplan

@@ -110,8 +110,8 @@ OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const 
 
   const int per_instance = std::max(1, offer.gpus);
   const int instances = (w.gpus + per_instance - 1) / per_instance;
-  const double tax = run.bill.tax_rate.value_or(provider.tax_rate.value_or(0.0));
-  e.rate_per_hour = *price * instances * per_instance * (1.0 + tax);
+  const TaxTerms tax = tax_terms(provider, run.bill);
+  e.rate_per_hour = *price * tax.pre_tax * instances * per_instance * (1.0 + tax.rate);
   const double busy = 1.0 - std::clamp(run.bill.idle_fraction, 0.0, 0.99);
   e.per_step = e.rate_per_hour * e.time.step_seconds / 3600.0 / busy;
   e.per_million_tokens = e.per_step / useful_per_step * 1e6;

@@ -65,6 +65,8 @@ json to_json(const Offer& o) {
           {"vcpus", opt(o.vcpus)}, {"ram_gib", opt(o.ram_gib)}, {"per_gpu_hour", prices},
           {"spot_preemptions_per_hour", opt(o.spot_preemptions_per_hour)},
           {"interconnect_gbps", opt(o.interconnect_gbps)}, {"network_gbps", opt(o.network_gbps)},
+          {"spot_low_per_gpu_hour", opt(o.spot_low)}, {"spot_high_per_gpu_hour", opt(o.spot_high)},
+          {"spot_zones", o.spot_zones}, {"country", o.country_code()},
           {"source_location", where(o.where)}};
 }
 
@@ -75,7 +77,8 @@ json to_json(const Provider& p) {
           {"source", p.source}, {"billing_increment_seconds", p.billing_increment_seconds},
           {"minimum_billed_seconds", p.minimum_billed_seconds}, {"startup_seconds", opt(p.startup_seconds)},
           {"storage_per_gb_month", opt(p.storage_per_gb_month)}, {"egress_per_gb", opt(p.egress_per_gb)},
-          {"tax_rate", opt(p.tax_rate)}, {"offers", offers}, {"source_location", where(p.where)}};
+          {"tax_rate", opt(p.tax_rate)}, {"tax_basis", to_string(p.tax_basis)}, {"country", p.country},
+          {"offers", offers}, {"source_location", where(p.where)}};
 }
 
 json to_json(const Catalog& c) {
@@ -84,6 +87,11 @@ json to_json(const Catalog& c) {
   for (const auto& m : c.models) {
     json mj = to_json(m);
     mj["params_published_exact"] = m.published_params_exact;
+    mj["features"] = {{"qk_norm", m.qk_norm}, {"first_dense_layers", m.first_dense_layers},
+                      {"dense_intermediate_size", m.dense_intermediate_size}, {"shared_experts", m.shared_experts},
+                      {"router_bias", m.router_bias}, {"q_lora_rank", m.q_lora_rank}, {"kv_lora_rank", m.kv_lora_rank},
+                      {"qk_nope_head_dim", m.qk_nope_head_dim}, {"qk_rope_head_dim", m.qk_rope_head_dim},
+                      {"v_head_dim", m.v_head_dim}, {"sliding_window", m.sliding_window}, {"global_every", m.global_every}};
     j["models"].push_back(mj);
   }
   for (const auto& p : c.providers) j["providers"].push_back(to_json(p));
@@ -143,6 +151,21 @@ Catalog catalog_from_json(const json& j) {
       x.causal_lm = m.at("causal_lm");
       x.published_params = m.at("params_published");
       x.published_params_exact = m.value("params_published_exact", false);
+      if (m.contains("features")) {
+        const auto& ft = m.at("features");
+        x.qk_norm = ft.value("qk_norm", false);
+        x.first_dense_layers = ft.value("first_dense_layers", 0);
+        x.dense_intermediate_size = ft.value("dense_intermediate_size", 0);
+        x.shared_experts = ft.value("shared_experts", 0);
+        x.router_bias = ft.value("router_bias", false);
+        x.q_lora_rank = ft.value("q_lora_rank", 0);
+        x.kv_lora_rank = ft.value("kv_lora_rank", 0);
+        x.qk_nope_head_dim = ft.value("qk_nope_head_dim", 0);
+        x.qk_rope_head_dim = ft.value("qk_rope_head_dim", 0);
+        x.v_head_dim = ft.value("v_head_dim", 0);
+        x.sliding_window = ft.value("sliding_window", 0);
+        x.global_every = ft.value("global_every", 0);
+      }
       c.models.push_back(std::move(x));
     }
     for (const auto& p : j.at("providers")) {
@@ -158,6 +181,8 @@ Catalog catalog_from_json(const json& j) {
       x.storage_per_gb_month = get_opt<double>(p, "storage_per_gb_month");
       x.egress_per_gb = get_opt<double>(p, "egress_per_gb");
       x.tax_rate = get_opt<double>(p, "tax_rate");
+      x.tax_basis = tax_basis_from_string(p.value("tax_basis", "exclusive")).value_or(TaxBasis::exclusive);
+      x.country = p.value("country", "");
       x.where = where_from(p);
       for (const auto& o : p.at("offers")) {
         Offer y;
@@ -173,6 +198,10 @@ Catalog catalog_from_json(const json& j) {
         y.spot_preemptions_per_hour = get_opt<double>(o, "spot_preemptions_per_hour");
         y.interconnect_gbps = get_opt<double>(o, "interconnect_gbps");
         y.network_gbps = get_opt<double>(o, "network_gbps");
+        y.spot_low = get_opt<double>(o, "spot_low_per_gpu_hour");
+        y.spot_high = get_opt<double>(o, "spot_high_per_gpu_hour");
+        y.spot_zones = o.value("spot_zones", 0);
+        y.country = o.value("country", "");
         y.where = where_from(o);
         x.offers.push_back(std::move(y));
       }

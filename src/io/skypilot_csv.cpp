@@ -5,6 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <istream>
+#include <unordered_map>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -19,12 +22,16 @@ namespace {
 
 struct CsvField {
   std::string text;
+  int line = 0;    // line where the field starts (a quoted field may span lines)
   int column = 0;  // 1-based byte column where the field starts
 };
 
 struct CsvRecord {
   std::vector<CsvField> fields;
-  int line = 0;  // line the record starts on
+  std::size_t count = 0;  // fields in use; the vector keeps its strings between records
+  int line = 0;           // line the record starts on
+  const CsvField& operator[](std::size_t i) const { return fields[i]; }
+  std::size_t size() const { return count; }
 };
 
 struct CsvProblem {
@@ -33,47 +40,80 @@ struct CsvProblem {
   std::string message;
 };
 
+// Bytes from a string or from a stream read 1 MiB at a time, so a sheet of any size is read in
+// constant memory. peek(0) and peek(1) are all the CSV grammar needs.
+class ByteSource {
+ public:
+  explicit ByteSource(std::string_view text) : view_(text) {}
+  explicit ByteSource(std::istream& in) : in_(&in) {}
+  int peek(std::size_t k = 0) {
+    if (i_ + k >= view_.size() && !fill(k)) return -1;
+    return static_cast<unsigned char>(view_[i_ + k]);
+  }
+  void skip(std::size_t n = 1) { i_ += n; }
+  bool failed() const { return in_ && in_->bad(); }
+
+ private:
+  bool fill(std::size_t k) {
+    if (!in_ || !*in_) return false;
+    storage_.erase(0, i_);
+    i_ = 0;
+    constexpr std::size_t kChunk = 1 << 20;
+    while (storage_.size() <= k && *in_) {
+      const std::size_t old = storage_.size();
+      storage_.resize(old + kChunk);
+      in_->read(storage_.data() + old, static_cast<std::streamsize>(kChunk));
+      storage_.resize(old + static_cast<std::size_t>(in_->gcount()));
+    }
+    view_ = storage_;
+    return k < storage_.size();
+  }
+  std::string_view view_;
+  std::string storage_;
+  std::istream* in_ = nullptr;
+  std::size_t i_ = 0;
+};
+
 // Comma-separated, '"'-quoted fields with '""' for a quote inside, records ended by LF or CRLF
 // (also inside quotes, where the line break is part of the field). Blank lines are skipped.
 class CsvReader {
  public:
-  explicit CsvReader(std::string_view text) : text_(text) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3;  // UTF-8 byte order mark
+  explicit CsvReader(ByteSource& src) : src_(src) {
+    if (src_.peek(0) == 0xEF && src_.peek(1) == 0xBB) {  // UTF-8 byte order mark
+      src_.skip(2);
+      if (src_.peek(0) == 0xBF) src_.skip();
+    }
   }
 
   // The next record; false at the end of the input or on a problem (problem() is then set).
   bool next(CsvRecord& rec) {
-    rec.fields.clear();
-    while (pos_ < text_.size() && (text_[pos_] == '\n' || (text_[pos_] == '\r' && at(pos_ + 1) == '\n'))) {
-      pos_ += text_[pos_] == '\r' ? 2 : 1;
+    rec.count = 0;
+    while (src_.peek() == '\n' || (src_.peek() == '\r' && src_.peek(1) == '\n')) {
+      src_.skip(src_.peek() == '\r' ? 2 : 1);
       new_line();
     }
-    if (pos_ >= text_.size() || problem_) return false;
+    if (src_.peek() < 0 || problem_) return false;
     rec.line = line_;
     for (;;) {
-      if (rec.fields.size() >= kMaxSkypilotFields)
-        return fail(line_, column(), "more than " + std::to_string(kMaxSkypilotFields) + " fields in one record");
-      CsvField f;
-      f.column = column();
-      if (at(pos_) == '"') {
+      if (rec.count >= kMaxSkypilotFields)
+        return fail(line_, column_, "more than " + std::to_string(kMaxSkypilotFields) + " fields in one record");
+      if (rec.fields.size() == rec.count) rec.fields.emplace_back();
+      CsvField& f = rec.fields[rec.count++];
+      f.text.clear();
+      f.line = line_;
+      f.column = column_;
+      if (src_.peek() == '"') {
         if (!quoted(f.text)) return false;
-      } else {
-        for (char c; pos_ < text_.size() && (c = text_[pos_]) != ',' && c != '\n'; ++pos_) {
-          if (c == '\r' && at(pos_ + 1) != '\n')
-            return fail(line_, column(), "carriage return not followed by a line feed");
-          if (c == '\r') break;
-          if (c == '"')
-            return fail(line_, column(), "'\"' inside an unquoted field (quote the field and double the '\"')");
-          f.text.push_back(c);
-        }
+      } else if (!unquoted(f.text)) {
+        return false;
       }
-      rec.fields.push_back(std::move(f));
-      if (pos_ >= text_.size()) return true;
-      if (text_[pos_] == ',') {
-        ++pos_;
+      const int c = src_.peek();
+      if (c < 0) return true;
+      if (c == ',') {
+        advance();
         continue;
       }
-      pos_ += text_[pos_] == '\r' ? 2 : 1;
+      src_.skip(c == '\r' ? 2 : 1);
       new_line();
       return true;
     }
@@ -82,44 +122,54 @@ class CsvReader {
   const std::optional<CsvProblem>& problem() const { return problem_; }
 
  private:
-  char at(std::size_t i) const { return i < text_.size() ? text_[i] : '\0'; }
-  int column() const { return static_cast<int>(pos_ - line_start_) + 1; }
+  void advance() {
+    src_.skip();
+    ++column_;
+  }
   void new_line() {
     ++line_;
-    line_start_ = pos_;
+    column_ = 1;
   }
   bool fail(int line, int column, std::string message) {
     problem_ = CsvProblem{line, column, std::move(message)};
     return false;
   }
+  bool unquoted(std::string& out) {
+    for (int c; (c = src_.peek()) >= 0 && c != ',' && c != '\n'; advance()) {
+      if (c == '\r' && src_.peek(1) != '\n') return fail(line_, column_, "carriage return not followed by a line feed");
+      if (c == '\r') break;
+      if (c == '"') return fail(line_, column_, "'\"' inside an unquoted field (quote the field and double the '\"')");
+      out.push_back(static_cast<char>(c));
+    }
+    return true;
+  }
   // At an opening quote: reads through the closing one.
   bool quoted(std::string& out) {
-    const int open_line = line_, open_column = column();
-    ++pos_;
+    const int open_line = line_, open_column = column_;
+    advance();
     for (;;) {
-      if (pos_ >= text_.size())
-        return fail(open_line, open_column, "unterminated quoted field (the '\"' opened here is never closed)");
-      const char c = text_[pos_++];
-      if (c == '"' && at(pos_) == '"') {
+      const int c = src_.peek();
+      if (c < 0) return fail(open_line, open_column, "unterminated quoted field (the '\"' opened here is never closed)");
+      advance();
+      if (c == '"' && src_.peek() == '"') {
         out.push_back('"');
-        ++pos_;
+        advance();
       } else if (c == '"') {
         break;
       } else {
-        out.push_back(c);
+        out.push_back(static_cast<char>(c));
         if (c == '\n') new_line();
       }
     }
-    const char after = at(pos_);
-    if (pos_ < text_.size() && after != ',' && after != '\n' && !(after == '\r' && at(pos_ + 1) == '\n'))
-      return fail(line_, column(), "unexpected character after a closing '\"'");
+    const int after = src_.peek();
+    if (after >= 0 && after != ',' && after != '\n' && !(after == '\r' && src_.peek(1) == '\n'))
+      return fail(line_, column_, "unexpected character after a closing '\"'");
     return true;
   }
 
-  std::string_view text_;
-  std::size_t pos_ = 0;
-  std::size_t line_start_ = 0;
+  ByteSource& src_;
   int line_ = 1;
+  int column_ = 1;
   std::optional<CsvProblem> problem_;
 };
 
@@ -205,15 +255,82 @@ Resolved resolve_gpu(const Catalog& known, const std::string& name, char hint) {
   return out;
 }
 
+// ---------------------------------------------------------------- GCP host + accelerator
+
+// GCP's sheet prices a GPU VM in two rows: the host machine type (empty AcceleratorName) and its
+// accelerators (empty InstanceType), because GCP bills them as two SKUs. The accelerator-optimised
+// families come with a fixed GPU model and count (cloud.google.com/compute/docs/accelerator-optimized-machines:
+// A2 Standard = A100 40GB, A2 Ultra = A100 80GB, A3 High/Edge = H100 80GB, A3 Mega = H100 Mega,
+// A3 Ultra = H200, A4 = B200; cloud.google.com/compute/docs/gpus: G2 = L4, g2-standard-24 has 2,
+// -48 has 4, -96 has 8, the others 1). Names are SkyPilot's AcceleratorName vocabulary.
+// N1 hosts take T4/V100/P100/P4 in any count, so no host row is theirs alone: those are reported.
+struct GpuHost {
+  const char* prefix;
+  const char* accelerator;
+  int count;  // 0: the count is the "<N>g" right after the prefix
+};
+constexpr GpuHost kGpuHosts[] = {
+    {"a2-highgpu-", "A100", 0},        {"a2-megagpu-16g", "A100", 16},     {"a2-ultragpu-", "A100-80GB", 0},
+    {"a3-highgpu-", "H100", 0},        {"a3-edgegpu-8g", "H100", 8},       {"a3-megagpu-8g", "H100-MEGA", 8},
+    {"a3-ultragpu-8g", "H200", 8},     {"a4-highgpu-8g", "B200", 8},       {"g2-standard-4", "L4", 1},
+    {"g2-standard-8", "L4", 1},        {"g2-standard-12", "L4", 1},        {"g2-standard-16", "L4", 1},
+    {"g2-standard-24", "L4", 2},       {"g2-standard-32", "L4", 1},        {"g2-standard-48", "L4", 4},
+    {"g2-standard-96", "L4", 8},
+};
+
+// The accelerator a GCP host machine type is billed with, or nullopt for any other type.
+std::optional<std::pair<std::string, int>> gpu_host(std::string_view type) {
+  for (const auto& h : kGpuHosts) {
+    const std::string_view prefix(h.prefix);
+    if (type.substr(0, prefix.size()) != prefix) continue;
+    std::string_view rest = type.substr(prefix.size());
+    if (h.count > 0) {
+      if (rest.empty() || rest[0] == '-') return std::make_pair(std::string(h.accelerator), h.count);
+      continue;  // g2-standard-4 must not match g2-standard-48
+    }
+    int n = 0;
+    std::size_t i = 0;
+    for (; i < rest.size() && i < 3 && std::isdigit(static_cast<unsigned char>(rest[i])); ++i) n = n * 10 + (rest[i] - '0');
+    if (i > 0 && i < rest.size() && rest[i] == 'g' && n > 0 && (i + 1 == rest.size() || rest[i + 1] == '-'))
+      return std::make_pair(std::string(h.accelerator), n);
+  }
+  return std::nullopt;
+}
+
 // ---------------------------------------------------------------- rows -> offers
 
 struct Columns {
   int instance_type = -1, accelerator_name = -1, accelerator_count = -1, vcpus = -1, memory_gib = -1, price = -1,
-      spot_price = -1, region = -1;
+      spot_price = -1, region = -1, zone = -1;
 };
 
 constexpr double kMaxPerGpuHour = 1e7;  // the YAML loader's limit
 constexpr int kMaxGpusPerInstance = 1024;
+
+// One priced row: an instance's own row, or a GCP host row with its accelerator row added.
+struct Priced {
+  int line = 0;
+  std::string type, name, region;
+  int gpus = 0;
+  std::optional<double> price, spot, vcpus, ram;
+};
+
+// One offer being gathered from its rows (one per availability zone).
+struct Gathered {
+  std::string type, region, name, gpu;
+  int gpus = 0;
+  int line = 0;
+  std::optional<int> vcpus;
+  std::optional<double> ram_gib;
+  std::optional<double> on_demand;  // lowest instance price
+  std::vector<double> spot;         // instance spot price of each zone row
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 class Parser {
  public:
@@ -234,12 +351,11 @@ class Parser {
   bool header(const CsvRecord& rec) {
     names_.clear();
     std::map<std::string, int> seen;
-    for (std::size_t i = 0; i < rec.fields.size(); ++i) {
-      const std::string& n = rec.fields[i].text;
+    for (std::size_t i = 0; i < rec.size(); ++i) {
+      const std::string& n = rec[i].text;
       names_.push_back(n);
       if (n.empty()) continue;
-      if (!seen.emplace(n, static_cast<int>(i)).second)
-        error(rec.line, rec.fields[i].column, n, "column named twice in the header");
+      if (!seen.emplace(n, static_cast<int>(i)).second) error(rec.line, rec[i].column, n, "column named twice in the header");
     }
     const bool any = seen.count("InstanceType") || seen.count("AcceleratorName") || seen.count("AcceleratorCount") ||
                      seen.count("Price") || seen.count("Region");
@@ -262,110 +378,92 @@ class Parser {
     cols_.spot_price = find("SpotPrice", false);
     cols_.vcpus = find("vCPUs", false);
     cols_.memory_gib = find("MemoryGiB", false);
+    cols_.zone = find("AvailabilityZone", false);
     return out_.errors.empty();
   }
 
   void row(const CsvRecord& rec) {
-    if (rec.fields.size() != names_.size()) {
+    if (rec.size() != names_.size()) {
       error(rec.line, 1, "", "expected " + std::to_string(names_.size()) + " fields as in the header, got " +
-                                 std::to_string(rec.fields.size()));
+                                 std::to_string(rec.size()));
       return;
     }
     const std::string& name = text(rec, cols_.accelerator_name);
+    const std::string& type = text(rec, cols_.instance_type);
     if (name.empty()) {
-      ++out_.cpu_only_rows;
+      host_row(rec, type);
       return;
     }
-    const std::string& type = text(rec, cols_.instance_type);
     const std::size_t errors_before = out_.errors.size();
     const std::optional<double> count = number(rec, cols_.accelerator_count, true);
-    std::optional<double> price = number(rec, cols_.price, false);
-    std::optional<double> spot = cols_.spot_price >= 0 ? number(rec, cols_.spot_price, false) : std::nullopt;
-    const std::optional<double> vcpus = cols_.vcpus >= 0 ? number(rec, cols_.vcpus, false) : std::nullopt;
-    const std::optional<double> ram = cols_.memory_gib >= 0 ? number(rec, cols_.memory_gib, false) : std::nullopt;
+    Priced r;
+    r.line = rec.line;
+    r.price = number(rec, cols_.price, false);
+    r.spot = cols_.spot_price >= 0 ? number(rec, cols_.spot_price, false) : std::nullopt;
+    r.vcpus = cols_.vcpus >= 0 ? number(rec, cols_.vcpus, false) : std::nullopt;
+    r.ram = cols_.memory_gib >= 0 ? number(rec, cols_.memory_gib, false) : std::nullopt;
     const std::string& region = text(rec, cols_.region);
-    if (region.empty())
-      error(rec.line, column(rec, cols_.region), "Region", "expected a region name, got an empty field");
+    if (region.empty()) error(rec[cols_.region].line, column(rec, cols_.region), "Region", "expected a region name, got an empty field");
     if (count && *count == 0)
-      error(rec.line, column(rec, cols_.accelerator_count), "AcceleratorCount", "expected at least 1 GPU, got 0");
+      error(rec[cols_.accelerator_count].line, column(rec, cols_.accelerator_count), "AcceleratorCount", "expected at least 1 GPU, got 0");
     else if (count && *count > kMaxGpusPerInstance)
-      error(rec.line, column(rec, cols_.accelerator_count), "AcceleratorCount",
-            "expected at most " + std::to_string(kMaxGpusPerInstance) + " GPUs, got " +
-                text(rec, cols_.accelerator_count));
+      error(rec[cols_.accelerator_count].line, column(rec, cols_.accelerator_count), "AcceleratorCount",
+            "expected at most " + std::to_string(kMaxGpusPerInstance) + " GPUs, got " + text(rec, cols_.accelerator_count));
     if (out_.errors.size() != errors_before || !count) return;
-    if (type.empty()) {  // GCP: an accelerator's price alone, to be added to a host VM row
-      ++accelerator_only_rows_;
-      return;
-    }
     if (*count != std::floor(*count)) {  // a GPU partition (Azure's fractional A10 shapes)
       ++fractional_rows_;
       return;
     }
-    const int gpus = static_cast<int>(*count);
-    for (auto* p : {&price, &spot}) {
+    for (auto* p : {&r.price, &r.spot}) {
       if (*p && **p == 0) {
         ++zero_price_rows_;
         p->reset();
-      } else if (*p && **p / gpus > kMaxPerGpuHour) {
-        const int col = column(rec, p == &price ? cols_.price : cols_.spot_price);
-        error(rec.line, col, p == &price ? "Price" : "SpotPrice", "more than 1e7 USD per GPU-hour");
+      } else if (*p && **p / *count > kMaxPerGpuHour) {
+        const int col = p == &r.price ? cols_.price : cols_.spot_price;
+        error(rec[col].line, column(rec, col), p == &r.price ? "Price" : "SpotPrice", "more than 1e7 USD per GPU-hour");
         return;
       }
     }
-    const Resolved& gpu = resolve(name, type);
-    if (gpu.gpu.empty()) {
-      Unmapped& u = unmapped_[name];
-      ++u.rows;
-      u.ambiguous = gpu.ambiguous;
+    r.gpus = static_cast<int>(*count);
+    r.name = name;
+    r.region = region;
+    if (type.empty()) {  // GCP: an accelerator's price alone, added to its host's row at the end
+      const std::string key = accelerator_key(name, r.gpus, region, zone(rec));
+      auto [it, fresh] = accelerators_.emplace(key, Accelerator{r.line, r.price, r.spot, false});
+      if (!fresh) {  // a repeated row: keep the lowest prices
+        keep_lowest(it->second.price, r.price);
+        keep_lowest(it->second.spot, r.spot);
+      }
       return;
     }
-    const std::string id = type + "@" + region;
-    auto [it, fresh] = index_.emplace(id, offers_.size());
-    if (fresh) {
-      Offer o;
-      o.id = id;
-      o.gpu = gpu.gpu;
-      o.gpus = gpus;
-      o.region = region;
-      // Informational only: a fractional or zero figure is left out rather than rounded.
-      const double cpus = vcpus.value_or(0), gib = ram.value_or(0);
-      if (cpus >= 1 && cpus <= (1 << 20) && cpus == std::floor(cpus)) o.vcpus = static_cast<int>(cpus);
-      if (gib > 0 && gib <= 1e7) o.ram_gib = gib;
-      o.where = SourceLocation{path_, rec.line, 1};
-      offers_.push_back(std::move(o));
-      names_by_offer_.push_back(name);
-    }
-    Offer& o = offers_[it->second];
-    if (!fresh && (names_by_offer_[it->second] != name || o.gpus != gpus)) {
-      error(rec.line, column(rec, cols_.accelerator_name), "AcceleratorName",
-            "row says " + std::to_string(gpus) + "x " + name + " but line " + std::to_string(o.where.line) +
-                " says " + std::to_string(o.gpus) + "x " + names_by_offer_[it->second] + " for " + id);
-      return;
-    }
-    keep_lowest(o.per_gpu_hour[static_cast<int>(Pricing::on_demand)], price, gpus);
-    keep_lowest(o.per_gpu_hour[static_cast<int>(Pricing::spot)], spot, gpus);
+    r.type = type;
+    add(r, rec[cols_.accelerator_name].line, column(rec, cols_.accelerator_name));
   }
 
   void finish(Provider p) {
+    join_hosts();
     std::size_t unpriced = 0;
-    for (auto& o : offers_) {
-      if (!o.price(Pricing::on_demand) && !o.price(Pricing::spot)) {
+    for (auto& g : gathered_) {
+      if (!g.on_demand && g.spot.empty()) {
         ++unpriced;
         continue;
       }
-      o.provider = p.id;
-      p.offers.push_back(std::move(o));
+      p.offers.push_back(offer(g, p.id));
     }
     for (const auto& [name, u] : unmapped_) {
       std::string why;
       for (const auto& a : u.ambiguous) why += (why.empty() ? "; ambiguous: " : ", ") + a;
       out_.unmapped.push_back(name + " (" + std::to_string(u.rows) + (u.rows == 1 ? " row" : " rows") + why + ")");
     }
+    std::size_t unused = 0;
+    for (const auto& [key, a] : accelerators_) unused += a.used ? 0 : 1;
     auto note = [&](std::size_t n, const char* one, const char* many, const char* rest) {
       if (n) out_.skipped.push_back(std::to_string(n) + " " + (n == 1 ? one : many) + rest);
     };
-    note(accelerator_only_rows_, "accelerator-only row", "accelerator-only rows",
-         " (empty InstanceType) left out: the price excludes the host VM");
+    note(unused, "accelerator-only row", "accelerator-only rows",
+         " (empty InstanceType) left out: no host machine type in the sheet is billed with it (GCP N1 hosts take "
+         "T4/V100/P100/P4 in any count; choose a host and price it yourself)");
+    note(lonely_hosts_, "GPU host row", "GPU host rows", " left out: no accelerator row for the same zone");
     note(fractional_rows_, "row", "rows", " with a fractional AcceleratorCount (a GPU partition) left out");
     note(zero_price_rows_, "price", "prices", " of 0 treated as no price");
     note(unpriced, "offer", "offers", " (InstanceType@Region) left out: neither Price nor SpotPrice in any row");
@@ -377,22 +475,142 @@ class Parser {
   }
 
  private:
-  static const std::string& text(const CsvRecord& rec, int col) {
-    return rec.fields[static_cast<std::size_t>(col)].text;
+  struct Accelerator {
+    int line = 0;
+    std::optional<double> price, spot;
+    bool used = false;
+  };
+  struct Host {
+    Priced row;
+    std::string zone;
+  };
+
+  static const std::string& text(const CsvRecord& rec, int col) { return rec[static_cast<std::size_t>(col)].text; }
+  static int column(const CsvRecord& rec, int col) { return rec[static_cast<std::size_t>(col)].column; }
+  // The zone when the sheet lists one (GCP, AWS, OCI); else the region stands for it.
+  std::string zone(const CsvRecord& rec) const {
+    return cols_.zone >= 0 && !text(rec, cols_.zone).empty() ? text(rec, cols_.zone) : text(rec, cols_.region);
   }
-  static int column(const CsvRecord& rec, int col) { return rec.fields[static_cast<std::size_t>(col)].column; }
+  static std::string accelerator_key(const std::string& name, int count, const std::string& region, const std::string& zone) {
+    return name + '\x1f' + std::to_string(count) + '\x1f' + region + '\x1f' + zone;
+  }
+
+  // A row without an accelerator: a CPU-only machine, or a GCP GPU host waiting for its accelerator.
+  void host_row(const CsvRecord& rec, const std::string& type) {
+    const auto host = gpu_host(type);
+    if (!host) {
+      ++out_.cpu_only_rows;
+      return;
+    }
+    const std::size_t errors_before = out_.errors.size();
+    Host h;
+    h.row.line = rec.line;
+    h.row.type = type;
+    h.row.name = host->first;
+    h.row.gpus = host->second;
+    h.row.region = text(rec, cols_.region);
+    h.row.price = number(rec, cols_.price, false);
+    h.row.spot = cols_.spot_price >= 0 ? number(rec, cols_.spot_price, false) : std::nullopt;
+    h.row.vcpus = cols_.vcpus >= 0 ? number(rec, cols_.vcpus, false) : std::nullopt;
+    h.row.ram = cols_.memory_gib >= 0 ? number(rec, cols_.memory_gib, false) : std::nullopt;
+    if (h.row.region.empty()) error(rec[cols_.region].line, column(rec, cols_.region), "Region", "expected a region name, got an empty field");
+    if (out_.errors.size() != errors_before) return;
+    h.zone = zone(rec);
+    hosts_.push_back(std::move(h));
+  }
+
+  // Host + accelerator of the same zone = what GCP bills for the VM. A price (or spot price) is
+  // known only when both rows give one; a zero host price (A4's rows in the sheet) means unknown.
+  void join_hosts() {
+    for (auto& h : hosts_) {
+      auto it = accelerators_.find(accelerator_key(h.row.name, h.row.gpus, h.row.region, h.zone));
+      if (it == accelerators_.end()) {
+        ++lonely_hosts_;
+        continue;
+      }
+      it->second.used = true;
+      Priced r = h.row;
+      auto sum = [](const std::optional<double>& a, const std::optional<double>& b) -> std::optional<double> {
+        if (!a || !b || *a == 0 || *b == 0) return std::nullopt;
+        return *a + *b;
+      };
+      r.price = sum(h.row.price, it->second.price);
+      r.spot = sum(h.row.spot, it->second.spot);
+      add(r, r.line, 1);
+    }
+    hosts_.clear();
+  }
+
+  void add(const Priced& r, int name_line, int name_column) {
+    const Resolved& gpu = resolve(r.name, r.type);
+    if (gpu.gpu.empty()) {
+      Unmapped& u = unmapped_[r.name];
+      ++u.rows;
+      u.ambiguous = gpu.ambiguous;
+      return;
+    }
+    const std::string id = r.type + "@" + r.region;
+    auto [it, fresh] = index_.emplace(id, gathered_.size());
+    if (fresh) {
+      Gathered g;
+      g.type = r.type;
+      g.region = r.region;
+      g.name = r.name;
+      g.gpu = gpu.gpu;
+      g.gpus = r.gpus;
+      g.line = r.line;
+      // Informational only: a fractional or zero figure is left out rather than rounded.
+      const double cpus = r.vcpus.value_or(0), gib = r.ram.value_or(0);
+      if (cpus >= 1 && cpus <= (1 << 20) && cpus == std::floor(cpus)) g.vcpus = static_cast<int>(cpus);
+      if (gib > 0 && gib <= 1e7) g.ram_gib = gib;
+      gathered_.push_back(std::move(g));
+    }
+    Gathered& g = gathered_[it->second];
+    if (!fresh && (g.name != r.name || g.gpus != r.gpus)) {
+      error(name_line, name_column, "AcceleratorName",
+            "row says " + std::to_string(r.gpus) + "x " + r.name + " but line " + std::to_string(g.line) + " says " +
+                std::to_string(g.gpus) + "x " + g.name + " for " + id);
+      return;
+    }
+    keep_lowest(g.on_demand, r.price);
+    if (r.spot) g.spot.push_back(*r.spot);
+  }
+
+  // On-demand: the lowest zone price (zones of a region list one price). Spot: the median over
+  // the zones, since one zone's spot snapshot can sit far below the rest; the range is kept.
+  Offer offer(const Gathered& g, const std::string& provider) const {
+    Offer o;
+    o.id = g.type + "@" + g.region;
+    o.provider = provider;
+    o.gpu = g.gpu;
+    o.gpus = g.gpus;
+    o.region = g.region;
+    o.vcpus = g.vcpus;
+    o.ram_gib = g.ram_gib;
+    o.where = SourceLocation{path_, g.line, 1};
+    if (g.on_demand) o.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = *g.on_demand / g.gpus;
+    if (!g.spot.empty()) {
+      o.per_gpu_hour[static_cast<int>(Pricing::spot)] = median(g.spot) / g.gpus;
+      const auto [lo, hi] = std::minmax_element(g.spot.begin(), g.spot.end());
+      o.spot_low = *lo / g.gpus;
+      o.spot_high = *hi / g.gpus;
+      o.spot_zones = static_cast<int>(g.spot.size());
+    }
+    return o;
+  }
 
   // Empty -> nullopt (an error when required); otherwise a finite number >= 0 or an error.
   std::optional<double> number(const CsvRecord& rec, int col, bool required) {
     const std::string& s = text(rec, col);
     const std::string& field = names_[static_cast<std::size_t>(col)];
+    const int line = rec[static_cast<std::size_t>(col)].line;
     if (s.empty()) {
-      if (required) error(rec.line, column(rec, col), field, "expected a number, got an empty field");
+      if (required) error(line, column(rec, col), field, "expected a number, got an empty field");
       return std::nullopt;
     }
     const auto v = plain_number(s);
-    if (!v) error(rec.line, column(rec, col), field, "expected a finite plain decimal number, got " + shown(s));
-    else if (*v < 0) error(rec.line, column(rec, col), field, "expected a number at least 0, got " + shown(s));
+    if (!v) error(line, column(rec, col), field, "expected a finite plain decimal number, got " + shown(s));
+    else if (*v < 0) error(line, column(rec, col), field, "expected a number at least 0, got " + shown(s));
     else return v;
     return std::nullopt;
   }
@@ -401,15 +619,12 @@ class Parser {
   const Resolved& resolve(const std::string& name, const std::string& type) {
     const char hint = form_hint(type, name);
     auto it = resolved_.find({name, hint});
-    if (it == resolved_.end())
-      it = resolved_.emplace(std::make_pair(name, hint), resolve_gpu(known_, name, hint)).first;
+    if (it == resolved_.end()) it = resolved_.emplace(std::make_pair(name, hint), resolve_gpu(known_, name, hint)).first;
     return it->second;
   }
 
-  static void keep_lowest(std::optional<double>& slot, const std::optional<double>& instance_price, int gpus) {
-    if (!instance_price) return;
-    const double per_gpu = *instance_price / gpus;
-    if (!slot || per_gpu < *slot) slot = per_gpu;
+  static void keep_lowest(std::optional<double>& slot, const std::optional<double>& v) {
+    if (v && (!slot || *v < *slot)) slot = v;
   }
 
   const std::string& path_;
@@ -418,28 +633,30 @@ class Parser {
   bool stopped_ = false;
   std::vector<std::string> names_;
   Columns cols_;
-  std::vector<Offer> offers_;
-  std::vector<std::string> names_by_offer_;
-  std::map<std::string, std::size_t> index_;
+  std::vector<Gathered> gathered_;
+  std::unordered_map<std::string, std::size_t> index_;
   std::map<std::pair<std::string, char>, Resolved> resolved_;
+  std::unordered_map<std::string, Accelerator> accelerators_;
+  std::vector<Host> hosts_;
   struct Unmapped {
     std::size_t rows = 0;
     std::vector<std::string> ambiguous;
   };
   std::map<std::string, Unmapped> unmapped_;
-  std::size_t accelerator_only_rows_ = 0, fractional_rows_ = 0, zero_price_rows_ = 0;
+  std::size_t fractional_rows_ = 0, zero_price_rows_ = 0, lonely_hosts_ = 0;
 };
 
 }  // namespace
 
 bool looks_like_skypilot_csv(const std::string& text) {
-  CsvReader reader(std::string_view(text).substr(0, std::min<std::size_t>(text.size(), 64 * 1024)));
+  ByteSource src(std::string_view(text).substr(0, std::min<std::size_t>(text.size(), 64 * 1024)));
+  CsvReader reader(src);
   CsvRecord rec;
   if (!reader.next(rec)) return false;
   int found = 0;
-  for (const auto& f : rec.fields)
+  for (std::size_t i = 0; i < rec.size(); ++i)
     for (const char* want : {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price"})
-      if (f.text == want) ++found;
+      if (rec[i].text == want) ++found;
   return found >= 4;
 }
 
@@ -467,10 +684,12 @@ std::string skypilot_provider_id(const std::string& path) {
   return id.empty() ? "skypilot" : id;
 }
 
-SkypilotCsvLoad parse_skypilot_csv(const std::string& text, const std::string& path, const Catalog& known) {
+namespace {
+
+SkypilotCsvLoad parse_source(ByteSource& src, const std::string& path, const Catalog& known) {
   SkypilotCsvLoad out;
   Parser parser(path, known, out);
-  CsvReader reader(text);
+  CsvReader reader(src);
   CsvRecord rec;
   if (!reader.next(rec)) {
     if (const auto& p = reader.problem()) parser.error(p->line, p->column, "", p->message);
@@ -481,13 +700,13 @@ SkypilotCsvLoad parse_skypilot_csv(const std::string& text, const std::string& p
   std::size_t rows = 0;
   while (!parser.stopped() && reader.next(rec)) {
     if (++rows > kMaxSkypilotRows) {
-      parser.error(rec.line, 1, "",
-                   "more than " + std::to_string(kMaxSkypilotRows) + " data rows (the limit for a price sheet)");
+      parser.error(rec.line, 1, "", "more than " + std::to_string(kMaxSkypilotRows) + " data rows (the limit for a price sheet)");
       return out;
     }
     parser.row(rec);
   }
   if (const auto& p = reader.problem()) parser.error(p->line, p->column, "", p->message);
+  if (src.failed()) parser.error(rec.line, 1, "", "read error");
   if (rows == 0 && out.errors.empty()) parser.error(rec.line, 1, "", "no data rows after the header");
   if (!out.errors.empty()) return out;
 
@@ -496,6 +715,7 @@ SkypilotCsvLoad parse_skypilot_csv(const std::string& text, const std::string& p
   p.name = p.id + " (SkyPilot catalog)";
   p.currency = "USD";          // SkyPilot catalogs price everything in USD
   p.prices_as_of = "unknown";  // a vms.csv carries no date
+  p.tax_basis = TaxBasis::exclusive;  // cloud list prices are before tax
   p.source = path;
   p.where = SourceLocation{path, 1, 1};
   // Billing terms belong to the cloud, not to the price sheet: keep those of a provider already
@@ -506,9 +726,32 @@ SkypilotCsvLoad parse_skypilot_csv(const std::string& text, const std::string& p
     p.billing_increment_seconds = prev->billing_increment_seconds;
     p.minimum_billed_seconds = prev->minimum_billed_seconds;
     p.startup_seconds = prev->startup_seconds;
+    p.tax_rate = prev->tax_rate;
   }
   parser.finish(std::move(p));
   return out;
+}
+
+}  // namespace
+
+SkypilotCsvLoad parse_skypilot_csv(const std::string& text, const std::string& path, const Catalog& known) {
+  ByteSource src{std::string_view(text)};
+  return parse_source(src, path, known);
+}
+
+SkypilotCsvLoad parse_skypilot_csv(std::istream& in, const std::string& path, const Catalog& known) {
+  ByteSource src(in);
+  return parse_source(src, path, known);
+}
+
+SkypilotCsvLoad parse_skypilot_csv_file(const std::string& path, const Catalog& known) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw InputError({path, 0, 0}, "", "cannot open file: no such file");
+  if (!std::filesystem::is_regular_file(status)) throw InputError({path, 0, 0}, "", "not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path, 0, 0}, "", "cannot open file");
+  return parse_skypilot_csv(in, path, known);
 }
 
 }  // namespace gpuplan::io

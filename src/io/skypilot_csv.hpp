@@ -2,8 +2,10 @@
 // SkyPilot catalog price sheets (skypilot-org/skypilot-catalog `catalogs/v<N>/<cloud>/vms.csv`)
 // -> one Provider of per-GPU-hour offers. Columns are found by header name (their order differs
 // per cloud); rows repeated per availability zone collapse to one offer per (InstanceType,
-// Region) at the lowest price. docs/catalog-format.md, "SkyPilot CSV price sheets".
+// Region): on-demand at the lowest zone price, spot at the median over the zones (range kept).
+// GCP's separate host and accelerator rows are added up per zone, as GCP bills them. docs/catalog-format.md, "SkyPilot CSV price sheets".
 #include <cstddef>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -38,5 +40,9 @@ std::string skypilot_provider_id(const std::string& path);
 // Parses one vms.csv. AcceleratorName values are resolved against `known` (pass the catalog
 // loaded so far); billing terms are taken from a provider of the same id in `known`, if any.
 SkypilotCsvLoad parse_skypilot_csv(const std::string& text, const std::string& path, const Catalog& known);
+// The same, read from a stream in 1 MiB pieces: memory grows with the offers, not the file.
+SkypilotCsvLoad parse_skypilot_csv(std::istream& in, const std::string& path, const Catalog& known);
+// The file at `path`, streamed; throws InputError when it is missing or not a regular file.
+SkypilotCsvLoad parse_skypilot_csv_file(const std::string& path, const Catalog& known);
 
 }  // namespace gpuplan::io

@@ -251,7 +251,9 @@ void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
     r.check_keys(n, f, {"id", "name", "hf_id", "aliases", "family", "layers", "hidden_size", "intermediate_size",
                         "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings", "mlp", "norm",
                         "norms_per_layer", "qkv_bias", "o_bias", "mlp_bias", "learned_positions", "experts",
-                        "experts_per_token", "max_context", "params", "causal_lm"});
+                        "experts_per_token", "max_context", "params", "causal_lm", "qk_norm", "first_dense_layers",
+                        "dense_intermediate_size", "shared_experts", "router_bias", "q_lora_rank", "kv_lora_rank",
+                        "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window", "global_every"});
     ModelArch m;
     m.id = r.str(n, "id", f, true).value_or("");
     if (!m.id.empty()) {
@@ -283,6 +285,24 @@ void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
     m.max_context = r.integer(n, "max_context", f, true, 1, std::int64_t{1} << 30).value_or(0);
     m.causal_lm = r.boolean(n, "causal_lm", f, false).value_or(true);
     m.published_params = r.integer(n, "params", f, true, 1, std::int64_t{1} << 50).value_or(0);
+    // Current-model features (docs/catalog-format.md); each optional, 0/false = absent.
+    auto opt_int = [&](const char* key, int hi) { return static_cast<int>(r.integer(n, key, f, false, 0, hi).value_or(0)); };
+    m.qk_norm = r.boolean(n, "qk_norm", f, false).value_or(false);
+    m.first_dense_layers = opt_int("first_dense_layers", 1 << 16);
+    m.dense_intermediate_size = opt_int("dense_intermediate_size", 1 << 24);
+    m.shared_experts = opt_int("shared_experts", 4096);
+    m.router_bias = r.boolean(n, "router_bias", f, false).value_or(false);
+    m.q_lora_rank = opt_int("q_lora_rank", 1 << 20);
+    m.kv_lora_rank = opt_int("kv_lora_rank", 1 << 20);
+    m.qk_nope_head_dim = opt_int("qk_nope_head_dim", 65536);
+    m.qk_rope_head_dim = opt_int("qk_rope_head_dim", 65536);
+    m.v_head_dim = opt_int("v_head_dim", 65536);
+    m.sliding_window = opt_int("sliding_window", 1 << 30);
+    m.global_every = opt_int("global_every", 1 << 16);
+    if (m.first_dense_layers > 0 && (m.experts == 0 || m.first_dense_layers >= m.layers))
+      r.error(n["first_dense_layers"], f + "first_dense_layers", "needs experts and fewer than layers");
+    if (m.kv_lora_rank > 0 && (m.qk_rope_head_dim == 0 || m.v_head_dim == 0 || m.qk_nope_head_dim == 0))
+      r.error(n["kv_lora_rank"], f + "kv_lora_rank", "MLA needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
     if (m.kv_heads > 0 && m.attention_heads > 0 && m.attention_heads % m.kv_heads != 0)
       r.error(n["kv_heads"], f + "kv_heads", "attention_heads must be a multiple of kv_heads");
     if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
@@ -304,7 +324,8 @@ void parse_offers(Reader& r, const YAML::Node& list, const std::string& f0, Prov
     if (!r.require_map(n, f.substr(0, f.size() - 1))) continue;
     r.check_keys(n, f, {"id", "gpu", "gpus", "region", "vcpus", "ram_gib", "on_demand_per_gpu_hour", "spot_per_gpu_hour",
                         "reserved_1y_per_gpu_hour", "reserved_3y_per_gpu_hour", "spot_preemptions_per_hour",
-                        "interconnect_gbps", "network_gbps"});
+                        "interconnect_gbps", "network_gbps", "spot_low_per_gpu_hour", "spot_high_per_gpu_hour",
+                        "spot_zones", "country"});
     Offer o;
     o.where = r.at(n);
     o.provider = p.id;
@@ -336,6 +357,16 @@ void parse_offers(Reader& r, const YAML::Node& list, const std::string& f0, Prov
       r.error(n["spot_preemptions_per_hour"], f + "spot_preemptions_per_hour", "given, but the offer has no spot price");
     o.interconnect_gbps = r.num(n, "interconnect_gbps", f, false, 0, true, 1e6);
     o.network_gbps = r.num(n, "network_gbps", f, false, 0, true, 1e6);
+    // Spot over the region's zones: spot_per_gpu_hour is the median, these the cheapest and dearest.
+    o.spot_low = r.num(n, "spot_low_per_gpu_hour", f, false, 0, true, 1e7);
+    o.spot_high = r.num(n, "spot_high_per_gpu_hour", f, false, 0, true, 1e7);
+    o.spot_zones = static_cast<int>(r.integer(n, "spot_zones", f, false, 1, 1000).value_or(0));
+    if ((o.spot_low || o.spot_high) && o.price(Pricing::spot) &&
+        !(o.spot_low.value_or(0) <= *o.price(Pricing::spot) && *o.price(Pricing::spot) <= o.spot_high.value_or(1e300)))
+      r.error(n["spot_per_gpu_hour"], f + "spot_per_gpu_hour", "must lie between spot_low_per_gpu_hour and spot_high_per_gpu_hour");
+    o.country = r.str(n, "country", f, false).value_or(p.country);
+    if (!o.country.empty() && country_code_of(o.country) != o.country)
+      r.error(n["country"] ? n["country"] : n, f + "country", "expected an ISO 3166 two-letter code such as IN, got \"" + o.country + "\"");
     p.offers.push_back(std::move(o));
   }
 }
@@ -354,7 +385,7 @@ void parse_providers(Reader& r, const YAML::Node& list, Catalog& out, const Cata
     if (!r.require_map(n, f.substr(0, f.size() - 1))) continue;
     r.check_keys(n, f, {"id", "name", "currency", "prices_as_of", "source", "billing_increment_seconds",
                         "minimum_billed_seconds", "startup_seconds", "storage_per_gb_month", "egress_per_gb", "tax_rate",
-                        "offers"});
+                        "tax_basis", "country", "offers"});
     Provider p;
     p.where = r.at(n);
     p.id = r.str(n, "id", f, true).value_or("");
@@ -376,6 +407,15 @@ void parse_providers(Reader& r, const YAML::Node& list, Catalog& out, const Cata
     p.storage_per_gb_month = r.num(n, "storage_per_gb_month", f, false, 0, false, 1e6);
     p.egress_per_gb = r.num(n, "egress_per_gb", f, false, 0, false, 1e6);
     p.tax_rate = r.num(n, "tax_rate", f, false, 0, false, 1.0);
+    if (auto b = r.str(n, "tax_basis", f, false)) {
+      if (auto v = tax_basis_from_string(*b)) p.tax_basis = *v;
+      else r.error(n["tax_basis"], f + "tax_basis", "expected inclusive or exclusive, got \"" + *b + "\"");
+      if (p.tax_basis == TaxBasis::inclusive && !p.tax_rate)
+        r.error(n["tax_basis"], f + "tax_basis", "inclusive needs tax_rate: the rate the prices include");
+    }
+    p.country = r.str(n, "country", f, false).value_or("");
+    if (!p.country.empty() && country_code_of(p.country) != p.country)
+      r.error(n["country"], f + "country", "expected an ISO 3166 two-letter code such as IN, got \"" + p.country + "\"");
     const YAML::Node offers = n["offers"];
     if (!offers) r.error(n, f + "offers", "missing required key");
     else parse_offers(r, offers, f, p, known, out);

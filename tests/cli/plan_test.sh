@@ -34,7 +34,7 @@ has out '"objective": "time"' "objective recorded"
 for kind in deepspeed accelerate torchrun skypilot slurm; do
   expect 0 "emit $kind" -- "$G" plan "${JOB[@]}" --emit "$kind"
 done
-expect 0 "emit deepspeed to stdout" -- "$G" plan "${JOB[@]}" --methods full --emit deepspeed
+expect 0 "emit deepspeed to stdout" -- "$G" plan "${JOB[@]}" --methods full --shardings zero2 --emit deepspeed
 has out '"train_micro_batch_size_per_gpu"' "DeepSpeed JSON on stdout"
 has out '"stage": [1-3]' "a ZeRO stage for a sharded full fine-tune"
 expect 0 "emit skypilot --out" -- "$G" plan "${JOB[@]}" --emit skypilot --out "$TMP/task.yaml"

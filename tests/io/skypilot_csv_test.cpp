@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
 
 #include "io/files.hpp"
 #include "io/shipped_data.hpp"
@@ -99,7 +100,7 @@ TEST_CASE("Lambda's published vms.csv loads to per-GPU offers", "[io][skypilot]"
   for (const auto& o : p.offers) CHECK_FALSE(o.price(Pricing::spot));
 }
 
-TEST_CASE("AWS rows repeated per zone collapse to the lowest price", "[io][skypilot]") {
+TEST_CASE("AWS rows repeated per zone: lowest on-demand, median spot with its range", "[io][skypilot]") {
   REQUIRE(io::read_file(fixture("aws_india_gpu_rows.csv")).find('\r') == std::string::npos);  // LF
   const auto load = load_fixture("aws_india_gpu_rows.csv");
   REQUIRE(load.errors.empty());
@@ -115,11 +116,16 @@ TEST_CASE("AWS rows repeated per zone collapse to the lowest price", "[io][skypi
   REQUIRE(p5);
   CHECK(p5->gpu == "h100-sxm");
   CHECK(*p5->price(Pricing::on_demand) == Approx(66.048 / 8));
-  CHECK(*p5->price(Pricing::spot) == Approx(18.8933 / 8));
+  // Spot is the median zone, not the one-zone low (issue 15.8); the range is kept.
+  CHECK(*p5->price(Pricing::spot) == Approx(33.2941 / 8));
+  CHECK(*p5->spot_low == Approx(18.8933 / 8));
+  CHECK(*p5->spot_high == Approx(48.1142 / 8));
+  CHECK(p5->spot_zones == 3);
   // p5.4xlarge: SpotPrice empty in aps1-az3, 8.256 in the others.
   CHECK(*offer(load, "p5.4xlarge@ap-south-1")->price(Pricing::spot) == Approx(8.256));
-  // g6.24xlarge: spot 3.3966 (az1) and 1.9474 (az3); the later, lower one wins.
-  CHECK(*offer(load, "g6.24xlarge@ap-south-1")->price(Pricing::spot) == Approx(1.9474 / 4));
+  CHECK(offer(load, "p5.4xlarge@ap-south-1")->spot_zones == 2);
+  // g6.24xlarge: spot 3.3966 (az1) and 1.9474 (az3): an even count takes the mean of the middle two.
+  CHECK(*offer(load, "g6.24xlarge@ap-south-1")->price(Pricing::spot) == Approx((3.3966 + 1.9474) / 2 / 4));
   CHECK(offer(load, "p4d.24xlarge@ap-south-1")->gpu == "a100-40gb-sxm");
   CHECK(offer(load, "g5.12xlarge@ap-south-1")->gpu == "a10g");
   CHECK(offer(load, "p5en.48xlarge@ap-south-1")->gpu == "h200");
@@ -306,4 +312,106 @@ TEST_CASE("load_catalogs reads SkyPilot CSV and reports what it left out", "[io]
   REQUIRE(notices.size() == 1);
   CHECK(notices[0].find("lambda_vms.csv: rows left out, accelerator not in the GPU catalog: A10 (17 rows)") != std::string::npos);
   CHECK_THROWS_AS(io::load_catalogs({fixture("../bad_catalog.yaml")}), InputErrors);
+}
+
+TEST_CASE("GCP's sheet: host VM row + accelerator row, as GCP bills them", "[io][skypilot][gcp]") {
+  // Real rows of skypilot-catalog catalogs/v8/gcp/vms.csv (tests/fixtures/skypilot/README.md).
+  const auto load = load_fixture("gcp_vms.csv");
+  REQUIRE(load.errors.empty());
+  REQUIRE(load.catalog.providers.size() == 1);
+  const Provider& p = load.catalog.providers[0];
+  CHECK(p.id == "gcp");
+  CHECK(p.offers.size() == 10);
+  CHECK(load.cpu_only_rows == 2);  // c2-standard-16, n4-highmem-8
+
+  // a3-highgpu-8g in asia-south1 (Mumbai), zone c, by hand:
+  //   host 9.83846 + 8 x H100 81.50728 = 91.34574 USD/h -> 11.4182175 per GPU-hour;
+  //   spot 2.25285 + 18.64 = 20.89285 -> 2.61160625 per GPU-hour.
+  const Offer* mumbai = offer(load, "a3-highgpu-8g@asia-south1");
+  REQUIRE(mumbai);
+  CHECK(mumbai->gpus == 8);
+  CHECK(mumbai->gpu == "h100-sxm");
+  CHECK(*mumbai->price(Pricing::on_demand) == Approx(11.4182175).epsilon(1e-12));
+  CHECK(*mumbai->price(Pricing::spot) == Approx(2.61160625).epsilon(1e-12));
+  CHECK(*mumbai->vcpus == 208);
+  CHECK(mumbai->country_code() == "IN");
+  CHECK(mumbai->where.line == 10);  // the host row
+  // The 1-GPU shape: 1.22981 + 10.18841 = 11.41822.
+  CHECK(*offer(load, "a3-highgpu-1g@asia-south1")->price(Pricing::on_demand) == Approx(11.41822).epsilon(1e-12));
+  // us-central1: three zones at one price; host 9.46006 + 33.60609 = 43.06615 -> 5.38326875.
+  const Offer* iowa = offer(load, "a3-highgpu-8g@us-central1");
+  REQUIRE(iowa);
+  CHECK(*iowa->price(Pricing::on_demand) == Approx(43.06615 / 8).epsilon(1e-12));
+  CHECK(*iowa->price(Pricing::spot) == Approx((2.88933 + 23.9408) / 8).epsilon(1e-12));
+  CHECK(iowa->spot_zones == 3);
+  CHECK(iowa->country_code() == "US");
+  // A100 40GB: 5.91582 + 23.47126 = 29.38708 -> 3.673385; europe-west4 6.51251 + 12.90919.
+  const Offer* a2 = offer(load, "a2-highgpu-8g@us-central1");
+  REQUIRE(a2);
+  CHECK(a2->gpu == "a100-40gb-sxm");
+  CHECK(*a2->price(Pricing::on_demand) == Approx(3.673385).epsilon(1e-12));
+  CHECK(*offer(load, "a2-highgpu-8g@europe-west4")->price(Pricing::on_demand) == Approx(19.4217 / 8).epsilon(1e-12));
+  // H200 (A3 Ultra) in Mumbai, zone b: 12.75664 + 36.60258; spot 2.92129 + 38.7368.
+  const Offer* ultra = offer(load, "a3-ultragpu-8g@asia-south1");
+  REQUIRE(ultra);
+  CHECK(ultra->gpu == "h200");
+  CHECK(*ultra->price(Pricing::on_demand) == Approx(49.35922 / 8).epsilon(1e-12));
+  CHECK(*ultra->price(Pricing::spot) == Approx(41.65809 / 8).epsilon(1e-12));
+  CHECK(offer(load, "a3-highgpu-8g@asia-south2")->country_code() == "IN");  // Delhi
+
+  // a4-highgpu-8g's host is priced 0.0 in the sheet: no price is made up from the B200 row alone.
+  CHECK_FALSE(offer(load, "a4-highgpu-8g@us-central1"));
+  auto says = [&](const std::string& s) {
+    return std::any_of(load.skipped.begin(), load.skipped.end(), [&](const std::string& x) { return x.find(s) != std::string::npos; });
+  };
+  CHECK(says("2 accelerator-only rows (empty InstanceType) left out"));  // H100x2 and L4: no host here
+  CHECK(says("1 offer (InstanceType@Region) left out"));                  // a4: no usable price
+}
+
+TEST_CASE("GCP host rows pair only with their own zone's accelerator row", "[io][skypilot][gcp]") {
+  const std::string h = "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,AvailabilityZone,Price,SpotPrice\n";
+  // Host in zone a, accelerator only in zone b: nothing is billed together.
+  const auto apart = parse(h + "a3-highgpu-8g,208,1872,,,,r,r-a,10,2\n,,,H100,8,x,r,r-b,80,20\n");
+  REQUIRE(apart.errors.empty());
+  CHECK(apart.catalog.providers.empty());
+  // Two zones with different spot: the median of two is their mean; the range is kept.
+  const auto two = parse(h + "a3-highgpu-8g,208,1872,,,,r,r-a,10,2\na3-highgpu-8g,208,1872,,,,r,r-b,10,4\n"
+                             ",,,H100,8,x,r,r-a,70,14\n,,,H100,8,x,r,r-b,70,30\n");
+  REQUIRE(two.errors.empty());
+  const Offer& o = two.catalog.providers.at(0).offers.at(0);
+  CHECK(*o.price(Pricing::on_demand) == Approx(80.0 / 8));
+  CHECK(*o.price(Pricing::spot) == Approx((16.0 + 34.0) / 2 / 8));
+  CHECK(*o.spot_low == Approx(16.0 / 8));
+  CHECK(*o.spot_high == Approx(34.0 / 8));
+  // g2-standard-48 carries 4 L4; g2-standard-4 one (the prefix alone must not decide).
+  const auto g2 = parse(h + "g2-standard-48,48,192,,,,r,r-a,1,\ng2-standard-4,4,16,,,,r,r-a,0.2,\n"
+                            ",,,L4,4,x,r,r-a,2.4,\n,,,L4,1,x,r,r-a,0.6,\n");
+  REQUIRE(g2.errors.empty());
+  REQUIRE(g2.catalog.providers.at(0).offers.size() == 2);
+  CHECK(g2.catalog.providers[0].offers[0].gpus == 4);
+  CHECK(*g2.catalog.providers[0].offers[0].price(Pricing::on_demand) == Approx(3.4 / 4));
+  CHECK(g2.catalog.providers[0].offers[1].gpus == 1);
+  CHECK(*g2.catalog.providers[0].offers[1].price(Pricing::on_demand) == Approx(0.8));
+}
+
+TEST_CASE("CSV errors inside a multi-line quoted record name the field's own line", "[io][skypilot]") {
+  // The record starts on line 2; its quoted GpuInfo spans lines 2-4, so Price sits on line 4.
+  const std::string csv = "InstanceType,AcceleratorName,AcceleratorCount,GpuInfo,Price,Region\n"
+                          "a,H100,8,\"{'Gpus':\n[1,\n2]}\",abc,r\n";
+  expect_error(csv, 4, 6, "Price", "plain decimal");
+}
+
+TEST_CASE("a SkyPilot sheet streams from disk in constant memory", "[io][skypilot]") {
+  // Reading through a stream gives the same offers as reading the text.
+  const std::string path = fixture("gcp_vms.csv");
+  std::ifstream in(path, std::ios::binary);
+  const auto streamed = io::parse_skypilot_csv(in, path, known());
+  const auto whole = load_fixture("gcp_vms.csv");
+  REQUIRE(streamed.errors.empty());
+  REQUIRE(streamed.catalog.providers.size() == 1);
+  REQUIRE(streamed.catalog.providers[0].offers.size() == whole.catalog.providers[0].offers.size());
+  for (std::size_t i = 0; i < whole.catalog.providers[0].offers.size(); ++i) {
+    CHECK(streamed.catalog.providers[0].offers[i].id == whole.catalog.providers[0].offers[i].id);
+    CHECK(streamed.catalog.providers[0].offers[i].price(Pricing::spot) == whole.catalog.providers[0].offers[i].price(Pricing::spot));
+  }
 }
