@@ -442,14 +442,17 @@ class Parser {
 
   void finish(Provider p) {
     join_hosts();
+    index_ = {};  // memory: a sheet of a million offers should not hold its index twice
     std::size_t unpriced = 0;
+    p.offers.reserve(gathered_.size());
     for (auto& g : gathered_) {
       if (!g.on_demand && g.spot.empty()) {
         ++unpriced;
         continue;
       }
-      p.offers.push_back(offer(g, p.id));
+      p.offers.push_back(offer(std::move(g), p.id));
     }
+    gathered_ = {};
     for (const auto& [name, u] : unmapped_) {
       std::string why;
       for (const auto& a : u.ambiguous) why += (why.empty() ? "; ambiguous: " : ", ") + a;
@@ -578,13 +581,15 @@ class Parser {
 
   // On-demand: the lowest zone price (zones of a region list one price). Spot: the median over
   // the zones, since one zone's spot snapshot can sit far below the rest; the range is kept.
-  Offer offer(const Gathered& g, const std::string& provider) const {
+  Offer offer(Gathered&& g, const std::string& provider) const {
     Offer o;
-    o.id = g.type + "@" + g.region;
+    o.id = std::move(g.type);
+    o.id += '@';
+    o.id += g.region;
     o.provider = provider;
-    o.gpu = g.gpu;
+    o.gpu = std::move(g.gpu);
     o.gpus = g.gpus;
-    o.region = g.region;
+    o.region = std::move(g.region);
     o.vcpus = g.vcpus;
     o.ram_gib = g.ram_gib;
     o.where = SourceLocation{path_, g.line, 1};
