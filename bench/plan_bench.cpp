@@ -27,7 +27,7 @@ PlanInputs inputs(const Catalog& c) {
   in.global_batch = 64;
   in.tokens = 1e9;
   in.deadline_seconds = 3 * 86400.0;
-  in.bill.preemptions_per_hour = 0.05;
+  in.run.bill.preemptions_per_hour = 0.05;
   for (const Provider& p : c.providers)
     for (const Offer& o : p.offers) {
       const auto g = c.find_gpu(o.gpu);

@@ -12,6 +12,7 @@
 
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/cost.hpp"
+#include "gpuplan/evaluate.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/workload.hpp"
@@ -50,9 +51,9 @@ struct PlanInputs {
   std::optional<double> deadline_seconds;
   std::optional<double> budget;   // display currency
   Objective objective = Objective::cost;
-  RunInputs bill;                 // idle, tax, spot terms (compute/steps/tokens/gpus/pricing are set per candidate)
-  TimeConstants time;
-  double checkpoint_write_gbps = 1.0;
+  // The run's terms as estimate would take them (idle, tax, spot terms, storage, egress, --mfu,
+  // packing); tokens, grad_accum, pricing and the GPU count are set per candidate.
+  RunSpec run;
   std::vector<PlanOffer> offers;
 };
 
@@ -82,10 +83,28 @@ struct PlanResult {
       best_by_sharding, best_by_pricing;
 };
 
-// Searches the space. `keep` bounds the runners-up kept.
+// Searches the space. `keep` bounds the runners-up kept. Every configuration is priced by the
+// evaluation engine (evaluate_prepared), so a plan costs what estimate says it costs.
 PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_t keep = 10);
 
 // The workload a candidate stands for (for emitting launch files and re-checking).
 Workload candidate_workload(const PlanInputs& in, const PlanSpace& space, const Candidate& c);
+
+// The run spec a candidate is priced with: the plan's terms, its tokens, accumulation and
+// pricing, its GPU count fixed. evaluate_offer() on it gives the candidate's numbers.
+RunSpec candidate_run(const PlanInputs& in, const PlanSpace& space, const Candidate& c);
+
+// Why each searched setting of the chosen plan: for every other value of that dimension, the
+// best feasible plan with it (unset when none fits the limits).
+struct SettingAlternative {
+  std::string value;
+  std::optional<Candidate> best;
+};
+struct SettingReason {
+  std::string setting;                     // "method", "precision", ...
+  std::string choice;                      // the chosen value
+  std::vector<SettingAlternative> others;  // empty: the only value searched
+};
+std::vector<SettingReason> explain_plan(const PlanResult& r, const PlanSpace& space, const Candidate& best);
 
 }  // namespace gpuplan

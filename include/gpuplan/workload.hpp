@@ -102,6 +102,14 @@ std::optional<Sharding> sharding_from_string(const std::string& s);
 std::optional<Offload> offload_from_string(const std::string& s);
 std::optional<KvDtype> kv_dtype_from_string(const std::string& s);
 std::optional<Loss> loss_from_string(const std::string& s);
+// Generic forms over the same tables, so every command accepts the same spellings and lists
+// the same choices: parse_enum<Method>("lora"), enum_choices<Method>() == "full, lora, ...".
+// Weight formats also accept "none" for native.
+template <class E>
+std::optional<E> parse_enum(const std::string& s);
+template <class E>
+std::string enum_choices();
+
 // "q,k,v,o" or "all-linear"; nullopt names the bad part in `bad`.
 std::optional<unsigned> lora_targets_from_string(const std::string& s, std::string* bad);
 

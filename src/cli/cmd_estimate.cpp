@@ -7,7 +7,6 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
-#include "cli/offer_rows.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/error.hpp"
@@ -15,6 +14,7 @@
 #include "gpuplan/memory_advice.hpp"
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
+#include "io/offer_report.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -22,7 +22,8 @@ namespace {
 struct EstimateFlags {
   WorkloadFlags workload;
   RunFlags run;
-  std::vector<std::string> gpu_names, offers, providers;
+  OfferFlags filter;
+  std::vector<std::string> gpu_names;
   int cost_rows = 5;
 };
 
@@ -53,91 +54,72 @@ const char* component_label(MemComponent c) {
   return "?";
 }
 
+// Time on the one GPU asked for, over its own links, when no offer in the sheets lists it.
+void add_time_only(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSettings& run,
+                   const Gpu& gpu, Report& r) {
+  Links links;
+  // Without an offer the links are the GPU's own; --nodes splits the job across a network.
+  const int nodes = std::max(1, f.run.nodes);
+  if (w.gpus % nodes != 0) bad_flag("--nodes", "must divide --gpus");
+  links.gpus_per_node = std::max(1, w.gpus / nodes);
+  links.intra_node_gbps = gpu.interconnect_gbps;
+  const PreparedJob job = prepare_job(m, pc, w, run.spec, run.spec.grad_accum);
+  const StepTime t = estimate_step_time(m, pc, w, run.spec.grad_accum, gpu, links, job.time);
+  r.json["time"] = time_json(t);
+  r.json["time"]["gpu"] = gpu.id;
+  r.json["time"]["wall_seconds"] = nullptr;
+  r.notes.push_back("no offer in the loaded sheets lists " + gpu.id + ": time only (" + num(t.tokens_per_second, 0) + " tokens/s, MFU " +
+                    num(100 * t.mfu, 0) + "%)");
+}
+
+// Nothing priced: say why in the job's terms (does not fit, no such price), not "no offer".
+void explain_unpriced(const OfferSet& set, const RunSettings& run, Report& r) {
+  const auto fit = std::find_if(set.excluded.begin(), set.excluded.end(), [](const PricedOffer& p) { return p.eval.fits; });
+  const PricedOffer& why = fit != set.excluded.end() ? *fit : set.excluded.front();
+  r.notes.push_back("no offer can run this job: " + exclusion_text(why.eval, *why.gpu, run.spec.bill.pricing) + " (" +
+                    std::to_string(set.excluded.size()) + " offers checked; gpuplan compare --explain lists each)");
+}
+
 // The cost side: the chosen offers (--offer, --provider, --gpu), or the cheapest that fit.
 void add_time_and_cost(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const Workload& w,
                        const std::vector<const Gpu*>& gpus, Report& r) {
   RunSettings run = build_run_settings(f.run, w);
-  run.spec.gpus_fixed = true;  // estimate prices the job as given (--gpus)
-  OfferFilter filter;
-  for (const auto& p : f.providers) {
-    const auto l = catalog().find_provider(p);
-    if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
-    filter.providers.push_back(l.found->id);
-  }
-  for (const auto& o : f.offers) {
-    const auto slash = o.find('/');
-    if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. lambda/gpu-1x-h100-pcie, got \"" + o + "\"");
-    const auto l = catalog().find_provider(o.substr(0, slash));
-    if (!l.found) bad_flag("--offer", lookup_failure("provider", o.substr(0, slash), l));
-    const std::string id = o.substr(slash + 1);
-    if (std::none_of(l.found->offers.begin(), l.found->offers.end(), [&](const Offer& x) { return x.id == id; }))
-      bad_flag("--offer", "provider " + l.found->id + " has no offer '" + id + "' (gpuplan providers show " + l.found->id + ")");
-    filter.offers.push_back(l.found->id + "/" + id);
-  }
+  run.spec.gpus_fixed = f.workload.gpus_given;  // as compare, check and plan price it
+  OfferFlags flags = f.filter;
   if (!f.gpu_names.empty())
-    for (const Gpu* g : gpus) filter.gpus.push_back(g->id);
-  OfferSet set = evaluate_offers(catalog(), m, pc, w, run, filter);
+    for (const Gpu* g : gpus) flags.gpus.push_back(g->id);
+  OfferSet set = evaluate_offers(catalog(), m, pc, w, run, build_offer_filter(flags, catalog()));
   rank_offers(set.priced, false);
   collapse_regions(set.priced);
+  for (const auto& w : price_warnings(set.priced, run)) warn(w);
   if (f.cost_rows < 1) bad_flag("--cost-rows", "expected 1 or more");
-  const std::size_t rows = f.offers.empty() ? static_cast<std::size_t>(f.cost_rows) : set.priced.size();
-  std::vector<PricedOffer> shown(set.priced.begin(), set.priced.begin() + static_cast<std::ptrdiff_t>(std::min(rows, set.priced.size())));
+  const std::size_t rows = f.filter.offers.empty() ? static_cast<std::size_t>(f.cost_rows) : set.priced.size();
+  const std::vector<PricedOffer> shown(set.priced.begin(), set.priced.begin() + static_cast<std::ptrdiff_t>(std::min(rows, set.priced.size())));
 
   r.json["cost"] = nlohmann::json::array();
-  for (const auto& p : shown) r.json["cost"].push_back(offer_json(p, run));
-  if (!shown.empty()) {
-    r.json["time"] = time_json(shown.front().eval.time);
-    r.json["time"]["gpu"] = shown.front().offer->gpu;
-    r.json["time"]["wall_seconds"] = shown.front().eval.cost ? nlohmann::json(shown.front().eval.cost->wall_seconds) : nlohmann::json();
-    r.tables.push_back(offers_table(shown, run, f.offers.empty() ? "Cheapest offers that fit" : "Chosen offers"));
-  } else if (gpus.size() == 1 && is_training(w.method)) {
-    Links links;
-    // Without an offer the links are the GPU's own; --nodes splits the job across a network.
-    const int nodes = std::max(1, f.run.nodes);
-    if (w.gpus % nodes != 0) bad_flag("--nodes", "must divide --gpus");
-    links.gpus_per_node = std::max(1, w.gpus / nodes);
-    links.intra_node_gbps = gpus.front()->interconnect_gbps;
-    TimeConstants k = run.spec.time;
-    if (run.spec.mfu) {
-      const TokenFlops fl = training_flops_per_token(m, pc, w);
-      k.hfu = *run.spec.mfu * fl.hardware / fl.model;
+  for (const auto& p : shown) r.json["cost"].push_back(io::offer_json(p, run));
+  r.json["time"] = nullptr;
+  if (const PricedOffer* best = best_offer(set.priced)) {
+    r.json["time"] = time_json(best->eval.time);
+    r.json["time"]["gpu"] = best->offer->gpu;
+    r.json["time"]["wall_seconds"] = best->eval.cost ? nlohmann::json(best->eval.cost->wall_seconds) : nlohmann::json();
+    r.tables.push_back(io::offers_table(shown, run, w, f.filter.offers.empty() ? "Cheapest offers that fit" : "Chosen offers"));
+    if ((run.budget || run.spec.bill.deadline_seconds) && !best->meets_limits()) {
+      r.notes.push_back("no offer meets the budget and deadline");
+      exit_code() = 1;
     }
-    const StepTime t = estimate_step_time(m, pc, w, run.spec.grad_accum, *gpus.front(), links, k);
-    r.json["time"] = time_json(t);
-    r.json["time"]["gpu"] = gpus.front()->id;
-    r.json["time"]["wall_seconds"] = nullptr;
-    r.notes.push_back("no offer in the loaded sheets prices " + gpus.front()->id + ": time only (" + num(t.tokens_per_second, 0) +
-                      " tokens/s, MFU " + num(100 * t.mfu, 0) + "%)");
-  } else {
-    r.json["time"] = nullptr;
-  }
-  for (const auto& n : unpriced_notes(shown)) r.notes.push_back(n);
-  if (!shown.empty()) {
-    const PricedOffer& best = shown.front();
-    if ((best.meets_budget && !*best.meets_budget) || (best.meets_deadline && !*best.meets_deadline)) exit_code() = 1;
     if (!run.has_work()) r.notes.push_back("no run size given (--tokens, --steps or --dataset-tokens): costs are per step and per million tokens");
+  } else if (!set.excluded.empty()) {
+    explain_unpriced(set, run, r);
+  } else if (gpus.size() == 1 && is_training(w.method)) {
+    add_time_only(f, m, pc, w, run, *gpus.front(), r);
   }
+  for (const auto& n : io::offer_notes(shown, w, run.spec.gpus_fixed)) r.notes.push_back(n);
 }
 
-void run_estimate(const EstimateFlags& f) {
-  const ResolvedModel rm = resolve_model(f.workload.model);
+void add_memory(const ResolvedModel& rm, const Workload& w, const MemoryBreakdown& mem, Report& r) {
   const ModelArch& m = rm.arch;
-  const ParamCounts pc = count_params(m);
-  const Workload w = build_workload(f.workload, m);
-  const MemoryBreakdown mem = estimate_memory(m, pc, w);
   const double total = mem.per_gpu_bytes();
-  // Byte counts are printed as exact integers; refuse inputs whose totals would not fit one
-  // (an exabyte per GPU is no real job) rather than wrap.
-  constexpr double kMaxReportableBytes = 1e18;
-  if (!(total < kMaxReportableBytes) || !(mem.cpu_bytes < kMaxReportableBytes))
-    bad_flag("--micro-batch", "the job needs more than 10^18 bytes per GPU; check --micro-batch, --seq-len and the model");
-
-  std::vector<const Gpu*> gpus;
-  for (const auto& n : f.gpu_names) gpus.push_back(&resolve_gpu(n));
-  if (gpus.empty())
-    for (const auto& g : catalog().gpus) gpus.push_back(&g);
-
-  Report r;
   nlohmann::json comps = nlohmann::json::object();
   for (int c = 0; c < kMemComponentCount; ++c)
     comps[to_string(static_cast<MemComponent>(c))] = static_cast<std::int64_t>(std::llround(mem.bytes[static_cast<std::size_t>(c)]));
@@ -155,64 +137,70 @@ void run_estimate(const EstimateFlags& f) {
                       {"cpu_offload_bytes", static_cast<std::int64_t>(std::llround(mem.cpu_bytes))},
                       {"paged_bytes", static_cast<std::int64_t>(std::llround(mem.paged_bytes))},
                       {"components", comps}};
-
   io::Table breakdown;
   breakdown.title = "Memory per GPU: " + m.name + ", " + to_string(w.method) + ", " + to_string(w.precision) + ", micro-batch " +
                     std::to_string(w.micro_batch) + " x " + std::to_string(w.seq_len) + " tokens";
   breakdown.columns = {"component", "GiB", "share", ""};
   breakdown.align = {io::Align::left, io::Align::right, io::Align::right, io::Align::left};
+  breakdown.csv_columns = {"component", "bytes", "share"};
   for (int c = 0; c < kMemComponentCount; ++c) {
     const double b = mem.bytes[static_cast<std::size_t>(c)];
     if (b <= 0) continue;
     breakdown.rows.push_back({component_label(static_cast<MemComponent>(c)), num(b / kGiB, 2), num(100 * b / total, 1) + "%",
                               io::bar(b / total, 30)});
+    breakdown.csv_rows.push_back({to_string(static_cast<MemComponent>(c)), std::to_string(std::llround(b)), io::raw(b / total)});
   }
   breakdown.rows.push_back({"total per GPU", num(total / kGiB, 2), "100.0%", ""});
+  breakdown.csv_rows.push_back({"total", std::to_string(std::llround(total)), "1"});
+  r.tables.push_back(breakdown);
+}
 
+// Where it fits; returns whether any GPU fits.
+bool add_fits(const ModelArch& m, const ParamCounts& pc, const Workload& w, double total, const std::vector<const Gpu*>& gpus,
+              Report& r) {
   io::Table fits;
   fits.title = "Where it fits";
   fits.columns = {"gpu", "memory_gib", "fits", "headroom_gib", "max_micro_batch"};
   fits.align = {io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right};
+  fits.csv_columns = {"gpu", "memory_bytes", "fits", "headroom_bytes", "max_micro_batch"};
   r.json["fits"] = nlohmann::json::array();
   bool any_fit = false;
-  const Gpu* largest = nullptr;
   for (const Gpu* g : gpus) {
     const double cap = static_cast<double>(g->memory_bytes);
     const bool ok = total <= cap;
     any_fit = any_fit || ok;
-    if (!largest || g->memory_bytes > largest->memory_bytes) largest = g;
     const std::int64_t mmb = max_micro_batch(m, pc, w, cap);
-    r.json["fits"].push_back({{"gpu", g->id}, {"fits", ok}, {"headroom_bytes", static_cast<std::int64_t>(std::llround(cap - total))},
-                              {"max_micro_batch", mmb}});
+    const auto headroom = static_cast<std::int64_t>(std::llround(cap - total));
+    r.json["fits"].push_back({{"gpu", g->id}, {"fits", ok}, {"headroom_bytes", headroom}, {"max_micro_batch", mmb}});
     fits.rows.push_back({g->id, num(cap / kGiB, 0), ok ? "yes" : "no", num((cap - total) / kGiB, 1), std::to_string(mmb)});
+    fits.csv_rows.push_back({g->id, std::to_string(g->memory_bytes), ok ? "true" : "false", std::to_string(headroom), std::to_string(mmb)});
   }
-  r.tables.push_back(breakdown);
   r.tables.push_back(fits);
+  return any_fit;
+}
 
-  // Ways out, sized against the largest requested GPU (or the only one).
+// Ways out, sized against the one GPU asked for, or the largest that misses.
+void add_advice(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const Workload& w, double total,
+                const std::vector<const Gpu*>& gpus, Report& r) {
   r.json["advice"] = nlohmann::json::array();
-  const bool some_miss = std::any_of(gpus.begin(), gpus.end(), [&](const Gpu* g) { return total > static_cast<double>(g->memory_bytes); });
-  if (largest && (some_miss || !any_fit) && f.gpu_names.size() <= 1) {
-    const Gpu* target = f.gpu_names.empty() ? nullptr : gpus.front();
-    if (!target) {
-      // Against every GPU: advise for the most common budget card that misses, the largest consumer.
-      for (const Gpu* g : gpus)
-        if (total > static_cast<double>(g->memory_bytes) && (!target || g->memory_bytes > target->memory_bytes)) target = g;
-    }
-    if (target) {
-      io::Table adv;
-      adv.title = "Ways to fit on " + target->id + " (" + format_gib(static_cast<double>(target->memory_bytes), 0) + ")";
-      adv.columns = {"change", "per_gpu_gib", "fits", "why"};
-      adv.align = {io::Align::left, io::Align::right, io::Align::left, io::Align::left};
-      for (const auto& a : advise_memory(m, pc, w, static_cast<double>(target->memory_bytes))) {
-        adv.rows.push_back({a.change, num(a.per_gpu_bytes / kGiB, 2), a.fits ? "yes" : "no", a.explanation});
-        r.json["advice"].push_back({{"gpu", target->id}, {"change", a.change}, {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(a.per_gpu_bytes))},
-                                    {"fits", a.fits}, {"why", a.explanation}});
-      }
-      r.tables.push_back(adv);
-    }
+  if (f.gpu_names.size() > 1) return;
+  const Gpu* target = nullptr;
+  for (const Gpu* g : gpus)
+    if (total > static_cast<double>(g->memory_bytes) && (!target || g->memory_bytes > target->memory_bytes)) target = g;
+  if (!target) return;
+  io::Table adv;
+  adv.title = "Ways to fit on " + target->id + " (" + format_gib(static_cast<double>(target->memory_bytes), 0) + ")";
+  adv.columns = {"change", "per_gpu_gib", "fits", "why"};
+  adv.align = {io::Align::left, io::Align::right, io::Align::left, io::Align::left};
+  for (const auto& a : advise_memory(m, pc, w, static_cast<double>(target->memory_bytes))) {
+    adv.rows.push_back({a.change, num(a.per_gpu_bytes / kGiB, 2), a.fits ? "yes" : "no", a.explanation});
+    r.json["advice"].push_back({{"gpu", target->id}, {"change", a.change}, {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(a.per_gpu_bytes))},
+                                {"fits", a.fits}, {"why", a.explanation}});
   }
-  add_time_and_cost(f, m, pc, w, gpus, r);
+  r.tables.push_back(adv);
+}
+
+void add_memory_notes(const ResolvedModel& rm, const Workload& w, const MemoryBreakdown& mem, Report& r) {
   r.notes.push_back("trainable parameters: " + format_count(mem.params_trainable) + " of " + format_count(mem.params_total));
   if (mem.cpu_bytes > 0) r.notes.push_back("CPU RAM for offloaded states: " + format_gib(mem.cpu_bytes));
   if (mem.paged_bytes > 0)
@@ -224,6 +212,41 @@ void run_estimate(const EstimateFlags& f) {
   r.notes.push_back("per-GPU total = tensors + " + num(w.constants.fragmentation * 100, 0) +
                     "% allocator fragmentation + CUDA context/workspace (what nvidia-smi shows)");
   for (const auto& a : rm.assumptions) r.notes.push_back("assumed: " + a);
+}
+
+// The GPUs to check: those asked for (each must run the job's precision), or every one.
+std::vector<const Gpu*> gpus_to_check(const EstimateFlags& f, const Workload& w) {
+  std::vector<const Gpu*> gpus;
+  for (const auto& n : f.gpu_names) {
+    const Gpu& g = resolve_gpu(n);
+    if (peak_tflops(g, w.precision) <= 0)
+      bad_flag("--precision", g.id + " has no " + to_string(w.precision) + " tensor throughput in the catalog; choose another precision or GPU");
+    gpus.push_back(&g);
+  }
+  if (gpus.empty())
+    for (const auto& g : catalog().gpus) gpus.push_back(&g);
+  return gpus;
+}
+
+void run_estimate(const EstimateFlags& f) {
+  const ResolvedModel rm = resolve_model(f.workload.model);
+  const ModelArch& m = rm.arch;
+  const ParamCounts pc = count_params(m);
+  const Workload w = build_workload(f.workload, m);
+  const MemoryBreakdown mem = estimate_memory(m, pc, w);
+  const double total = mem.per_gpu_bytes();
+  // Byte counts are printed as exact integers; refuse inputs whose totals would not fit one
+  // (an exabyte per GPU is no real job) rather than wrap.
+  constexpr double kMaxReportableBytes = 1e18;
+  if (!(total < kMaxReportableBytes) || !(mem.cpu_bytes < kMaxReportableBytes))
+    bad_flag("--micro-batch", "the job needs more than 10^18 bytes per GPU; check --micro-batch, --seq-len and the model");
+  const std::vector<const Gpu*> gpus = gpus_to_check(f, w);
+  Report r;
+  add_memory(rm, w, mem, r);
+  add_fits(m, pc, w, total, gpus, r);
+  add_advice(f, m, pc, w, total, gpus, r);
+  add_time_and_cost(f, m, pc, w, gpus, r);
+  add_memory_notes(rm, w, mem, r);
   print_report(r);
 }
 
@@ -239,8 +262,7 @@ void setup_estimate(CLI::App& app) {
   gpuplan estimate --params 7B --method lora --format json)");
   add_workload_options(*cmd, f->workload);
   add_run_options(*cmd, f->run);
-  cmd->add_option("--offer", f->offers, "Price on this offer, as provider/offer (repeatable; default: the cheapest that fit)");
-  cmd->add_option("--provider", f->providers, "Price only on this provider's offers (repeatable)");
+  add_offer_filter_options(*cmd, f->filter, false);
   cmd->add_option("--cost-rows", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
   cmd->add_option("--gpu", f->gpu_names, "GPU to check (repeatable; default: every GPU in the catalogs)");
   add_common_options(*cmd);

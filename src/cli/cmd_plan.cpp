@@ -15,8 +15,8 @@
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/plan.hpp"
-#include "io/emit.hpp"
 #include "gpuplan/units.hpp"
+#include "io/emit.hpp"
 #include "io/files.hpp"
 
 namespace gpuplan::cli {
@@ -25,10 +25,10 @@ namespace {
 struct PlanFlags {
   WorkloadFlags workload;
   RunFlags run;
+  OfferFlags filter;
   std::string objective = "cost", methods = "full,lora,qlora", precisions = "bf16", optimizers = "adamw,adamw-8bit";
-  std::string pricings = "on-demand,reserved-1y", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
+  std::string pricings = "on-demand", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
   std::string micro_batches = "1,2,4,8,16,32", emit, out;
-  std::vector<std::string> providers, gpus, regions;
   int max_nodes = 8, top = 5;
   long long global_batch = 0;
 };
@@ -43,10 +43,10 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-template <class E, class Parse>
-std::vector<E> parse_list(const std::string& flag, const std::string& text, Parse parse, const char* choices) {
+template <class E>
+std::vector<E> parse_list(const std::string& flag, const std::string& text) {
   std::vector<E> out;
-  for (const auto& item : split(text)) out.push_back(pick(flag, item, parse(item), choices));
+  for (const auto& item : split(text)) out.push_back(pick_enum<E>(flag, item));
   if (out.empty()) bad_flag(flag, "needs at least one value");
   return out;
 }
@@ -54,28 +54,16 @@ std::vector<E> parse_list(const std::string& flag, const std::string& text, Pars
 std::string money(double v, const std::string& cur) { return num(v, v >= 100 ? 0 : 2) + " " + cur; }
 std::string hours(double s) { return s < 3600 ? num(s / 60, 0) + " min" : num(s / 3600, 1) + " h"; }
 
-struct Described {
-  nlohmann::json json;
-  std::vector<std::string> row;
-};
-
-void run_plan(const PlanFlags& f) {
-  const ResolvedModel rm = resolve_model(f.workload.model);
-  const ModelArch& m = rm.arch;
-  Workload base = build_workload(f.workload, m);
-  RunSettings run = build_run_settings(f.run, base);
-  if (!run.spec.tokens && !run.spec.steps) bad_flag("--tokens", "plan needs the run's size: --tokens, --steps or --dataset-tokens");
-
+PlanSpace build_space(const PlanFlags& f) {
   PlanSpace space;
-  space.methods = parse_list<Method>("--methods", f.methods, method_from_string, "full, lora, qlora, freeze, pretrain");
+  space.methods = parse_list<Method>("--methods", f.methods);
   if (std::find(space.methods.begin(), space.methods.end(), Method::inference) != space.methods.end())
     bad_flag("--methods", "plan searches training; use serve for inference");
-  space.precisions = parse_list<Precision>("--precisions", f.precisions, precision_from_string, "fp32, fp16, bf16, fp8");
-  space.optimizers = parse_list<Optimizer>("--optimizers", f.optimizers, optimizer_from_string,
-                                           "adamw, adamw-8bit, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion");
-  space.checkpointing = parse_list<Checkpointing>("--checkpointing-options", f.checkpointing, checkpointing_from_string, "none, selective, full");
-  space.shardings = parse_list<Sharding>("--shardings", f.shardings, sharding_from_string, "ddp, zero1, zero2, zero3, fsdp");
-  space.pricings = parse_list<Pricing>("--pricings", f.pricings, pricing_from_string, "on-demand, spot, reserved-1y, reserved-3y");
+  space.precisions = parse_list<Precision>("--precisions", f.precisions);
+  space.optimizers = parse_list<Optimizer>("--optimizers", f.optimizers);
+  space.checkpointing = parse_list<Checkpointing>("--checkpointing-options", f.checkpointing);
+  space.shardings = parse_list<Sharding>("--shardings", f.shardings);
+  space.pricings = parse_list<Pricing>("--pricings", f.pricings);
   space.micro_batches.clear();
   for (const auto& s : split(f.micro_batches)) {
     auto v = parse_int(s, 1, 1 << 16);
@@ -86,46 +74,47 @@ void run_plan(const PlanFlags& f) {
   if (f.max_nodes < 1 || f.max_nodes > 1024) bad_flag("--max-nodes", "expected 1 to 1024");
   space.nodes.clear();
   for (int n = 1; n <= f.max_nodes; n *= 2) space.nodes.push_back(n);
+  return space;
+}
+
+// The offers the search may use, each with its sheet-to-display rate.
+std::vector<PlanOffer> plan_offers(const PlanFlags& f, const Workload& base, const RunSettings& run) {
+  const OfferFilter filter = build_offer_filter(f.filter, catalog());
+  std::vector<PlanOffer> offers;
+  for (const Provider& p : catalog().providers) {
+    const double rate = to_display(1.0, p.currency, run, p.where);
+    for (const Offer& o : p.offers) {
+      if (!offer_matches(filter, p, o, base, run.spec)) continue;
+      const auto g = catalog().find_gpu(o.gpu);
+      if (g.found) offers.push_back({&o, &p, g.found, rate});
+    }
+  }
+  if (offers.empty()) bad_flag("--provider", "no offer in the loaded sheets matches the filters");
+  return offers;
+}
+
+PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workload& base, const RunSettings& run) {
   if (f.objective != "cost" && f.objective != "time") bad_choice("--objective", f.objective, "cost, time");
   if (f.top < 1) bad_flag("--top", "expected 1 or more");
   if (f.global_batch < 0) bad_flag("--global-batch", "must not be negative");
-
   PlanInputs in;
-  in.model = m;
-  in.params = count_params(m);
+  in.model = rm.arch;
+  in.params = count_params(rm.arch);
   in.base = base;
   in.global_batch = f.global_batch;
   in.objective = f.objective == "time" ? Objective::time : Objective::cost;
-  in.bill = run.spec.bill;
+  in.run = run.spec;
   in.deadline_seconds = run.spec.bill.deadline_seconds;
   in.budget = run.budget;
-  in.time = run.spec.time;
-  in.checkpoint_write_gbps = run.spec.checkpoint_write_gbps;
-  std::vector<std::string> providers;
-  for (const auto& p : f.providers) {
-    const auto l = catalog().find_provider(p);
-    if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
-    providers.push_back(l.found->id);
-  }
-  std::vector<std::string> gpu_ids;
-  for (const auto& g : f.gpus) gpu_ids.push_back(resolve_gpu(g).id);
-  for (const Provider& p : catalog().providers) {
-    if (!providers.empty() && std::find(providers.begin(), providers.end(), p.id) == providers.end()) continue;
-    const double rate = to_display(1.0, p.currency, run, p.where);
-    for (const Offer& o : p.offers) {
-      if (!gpu_ids.empty() && std::find(gpu_ids.begin(), gpu_ids.end(), o.gpu) == gpu_ids.end()) continue;
-      if (!f.regions.empty() && std::none_of(f.regions.begin(), f.regions.end(), [&](const std::string& r) { return o.in_region(r); }))
-        continue;
-      const auto g = catalog().find_gpu(o.gpu);
-      if (g.found) in.offers.push_back({&o, &p, g.found, rate});
-    }
-  }
-  if (in.offers.empty()) bad_flag("--provider", "no offer in the loaded sheets matches the filters");
+  in.offers = plan_offers(f, base, run);
   // tokens: with --steps, size the run from the user's global batch at the base micro-batch.
   in.tokens = run.spec.tokens ? *run.spec.tokens
                               : *run.spec.steps * static_cast<double>(base.seq_len) *
                                     static_cast<double>(f.global_batch > 0 ? f.global_batch : base.micro_batch * base.gpus);
+  return in;
+}
 
+void check_size(const PlanSpace& space, const PlanInputs& in) {
   const std::uint64_t size = static_cast<std::uint64_t>(space.methods.size() * space.precisions.size() * space.optimizers.size() *
                                                          space.checkpointing.size() * space.shardings.size() *
                                                          space.micro_batches.size() * space.nodes.size() * space.pricings.size()) *
@@ -133,152 +122,139 @@ void run_plan(const PlanFlags& f) {
   if (size > kMaxSearch)
     bad_flag("--max-nodes", "the search space holds " + std::to_string(size) + " configurations (limit " + std::to_string(kMaxSearch) +
                                 "); narrow it with --provider, --gpu, --methods, --micro-batches or --max-nodes");
+}
 
-  const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
-  const std::string& cur = run.currency;
+struct PlanView {
+  const PlanInputs& in;
+  const PlanSpace& space;
+  const std::string& currency;
+};
 
-  auto describe = [&](const Candidate& c) {
-    const PlanOffer& po = in.offers[static_cast<std::size_t>(c.offer)];
-    const Workload w = candidate_workload(in, space, c);
-    Described d;
-    d.json = {{"method", to_string(w.method)},
-              {"precision", to_string(w.precision)},
-              {"optimizer", to_string(w.optimizer)},
-              {"checkpointing", to_string(w.checkpointing)},
-              {"attention", to_string(w.attention)},
-              {"sharding", to_string(w.sharding)},
-              {"micro_batch", c.micro_batch},
-              {"grad_accum", c.grad_accum},
-              {"gpus", c.gpus},
-              {"provider", po.provider->id},
-              {"offer", po.offer->id},
-              {"gpu", po.offer->gpu},
-              {"pricing", to_string(space.pricings[c.pricing])},
-              {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(c.per_gpu_bytes))},
-              {"step_seconds", c.step_seconds},
-              {"wall_seconds", c.wall_seconds},
-              {"gpu_hours", c.gpu_hours},
-              {"mfu", c.mfu},
-              {"cost", c.cost},
-              {"currency", cur},
-              {"meets_deadline", c.meets_deadline},
-              {"meets_budget", c.meets_budget}};
-    if (space.pricings[c.pricing] == Pricing::spot)
-      d.json["spot"] = {{"checkpoint_interval_seconds", c.checkpoint_interval_seconds}, {"expected_preemptions", c.expected_preemptions}};
-    d.row = {to_string(w.method), std::string(to_string(w.precision)) + "/" + to_string(w.optimizer), to_string(w.checkpointing),
-             std::to_string(c.micro_batch) + "x" + std::to_string(c.grad_accum), std::to_string(c.gpus) + " " + to_string(w.sharding),
-             po.offer->key(), to_string(space.pricings[c.pricing]), num(c.per_gpu_bytes / (1024.0 * 1024 * 1024), 1), hours(c.wall_seconds),
-             money(c.cost, cur)};
-    return d;
-  };
-  auto table = [&](const std::string& title, const std::vector<Candidate>& cs, std::size_t limit) {
-    io::Table t;
-    t.title = title;
-    t.columns = {"method", "precision/optimizer", "ckpt", "batch", "gpus", "offer", "pricing", "GiB/GPU", "wall", "cost"};
-    t.align.assign(t.columns.size(), io::Align::left);
-    t.align[7] = t.align[8] = t.align[9] = io::Align::right;
-    for (std::size_t i = 0; i < cs.size() && i < limit; ++i) t.rows.push_back(describe(cs[i]).row);
-    return t;
-  };
+nlohmann::json candidate_json(const PlanView& v, const Candidate& c) {
+  const PlanOffer& po = v.in.offers[static_cast<std::size_t>(c.offer)];
+  const Workload w = candidate_workload(v.in, v.space, c);
+  nlohmann::json j = {{"method", to_string(w.method)},         {"precision", to_string(w.precision)},
+                      {"optimizer", to_string(w.optimizer)},   {"checkpointing", to_string(w.checkpointing)},
+                      {"attention", to_string(w.attention)},   {"sharding", to_string(w.sharding)},
+                      {"micro_batch", c.micro_batch},          {"grad_accum", c.grad_accum},
+                      {"gpus", c.gpus},                        {"provider", po.provider->id},
+                      {"offer", po.offer->id},                 {"gpu", po.offer->gpu},
+                      {"pricing", to_string(v.space.pricings[c.pricing])},
+                      {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(c.per_gpu_bytes))},
+                      {"step_seconds", c.step_seconds},        {"wall_seconds", c.wall_seconds},
+                      {"gpu_hours", c.gpu_hours},              {"mfu", c.mfu},
+                      {"cost", c.cost},                        {"currency", v.currency},
+                      {"meets_deadline", c.meets_deadline},    {"meets_budget", c.meets_budget}};
+  if (v.space.pricings[c.pricing] == Pricing::spot)
+    j["spot"] = {{"checkpoint_interval_seconds", c.checkpoint_interval_seconds}, {"expected_preemptions", c.expected_preemptions}};
+  return j;
+}
 
-  Report r;
-  r.json["model"] = {{"id", m.id}, {"name", m.name}, {"source", rm.source}};
-  r.json["objective"] = f.objective;
-  r.json["searched"] = {{"configurations", res.considered}, {"scored", res.evaluated}, {"offers", in.offers.size()}};
-  r.json["runners_up"] = nlohmann::json::array();
-  r.json["pareto"] = nlohmann::json::array();
-  for (const auto& c : res.pareto) r.json["pareto"].push_back(describe(c).json);
-
-  if (res.best.empty()) {
-    // No feasible plan is an answer: say which constraint binds and by how much.
-    r.json["plan"] = nullptr;
-    std::vector<std::string> why;
-    if (!res.cheapest) {
-      why.push_back("nothing fits: no configuration of " + m.name + " fits any loaded offer's GPU memory");
-    } else {
-      if (in.budget && res.cheapest->cost > *in.budget)
-        why.push_back("the cheapest plan that fits costs " + money(res.cheapest->cost, cur) + ", budget " + money(*in.budget, cur));
-      if (in.deadline_seconds && res.fastest->wall_seconds > *in.deadline_seconds)
-        why.push_back("the fastest plan misses the deadline by " + hours(res.fastest->wall_seconds - *in.deadline_seconds));
-      if (why.empty()) why.push_back("no single plan meets both the budget and the deadline (the cheap ones are slow, the fast ones dear)");
-      r.tables.push_back(table("Closest plans (cost/time front)", res.pareto, 5));
-    }
-    r.json["why_none"] = why;
-    for (const auto& w : why) r.notes.push_back(w);
-    r.notes.push_back("searched " + std::to_string(res.considered) + " configurations over " + std::to_string(in.offers.size()) + " offers");
-    print_report(r);
-    exit_code() = 1;
-    return;
+io::Table candidates_table(const PlanView& v, const std::string& title, const std::vector<Candidate>& cs, std::size_t limit) {
+  io::Table t;
+  t.title = title;
+  t.columns = {"method", "precision/optimizer", "ckpt", "batch", "gpus", "offer", "pricing", "GiB/GPU", "wall", "cost"};
+  t.csv_columns = {"method", "precision", "optimizer", "checkpointing", "micro_batch", "grad_accum", "gpus", "sharding",
+                   "offer", "pricing", "per_gpu_bytes", "wall_seconds", "cost_" + v.currency};
+  t.align.assign(t.columns.size(), io::Align::left);
+  t.align[7] = t.align[8] = t.align[9] = io::Align::right;
+  t.cuttable = {5};  // provider/offer keys run long
+  for (std::size_t i = 0; i < cs.size() && i < limit; ++i) {
+    const Candidate& c = cs[i];
+    const PlanOffer& po = v.in.offers[static_cast<std::size_t>(c.offer)];
+    const Workload w = candidate_workload(v.in, v.space, c);
+    const char* pricing = to_string(v.space.pricings[c.pricing]);
+    t.rows.push_back({to_string(w.method), std::string(to_string(w.precision)) + "/" + to_string(w.optimizer), to_string(w.checkpointing),
+                      std::to_string(c.micro_batch) + "x" + std::to_string(c.grad_accum), std::to_string(c.gpus) + " " + to_string(w.sharding),
+                      po.offer->key(), pricing, num(c.per_gpu_bytes / kGiB, 1), hours(c.wall_seconds), money(c.cost, v.currency)});
+    t.csv_rows.push_back({to_string(w.method), to_string(w.precision), to_string(w.optimizer), to_string(w.checkpointing),
+                          std::to_string(c.micro_batch), std::to_string(c.grad_accum), std::to_string(c.gpus), to_string(w.sharding),
+                          po.offer->key(), pricing, std::to_string(std::llround(c.per_gpu_bytes)), io::raw(c.wall_seconds), io::raw(c.cost)});
   }
+  return t;
+}
 
-  const Candidate& best = res.best.front();
-  const Described bd = describe(best);
-  r.json["plan"] = bd.json;
-  for (std::size_t i = 1; i < res.best.size() && static_cast<int>(i) <= f.top; ++i) r.json["runners_up"].push_back(describe(res.best[i]).json);
+// No feasible plan is an answer: say which constraint binds and by how much. Exit 1.
+void report_none(const PlanView& v, const PlanResult& res, const std::string& model_name, Report& r) {
+  const PlanInputs& in = v.in;
+  r.json["plan"] = nullptr;
+  std::vector<std::string> why;
+  if (!res.cheapest) {
+    why.push_back("nothing fits: no configuration of " + model_name + " fits any loaded offer's GPU memory");
+  } else {
+    if (in.budget && res.cheapest->cost > *in.budget)
+      why.push_back("the cheapest plan that fits costs " + money(res.cheapest->cost, v.currency) + ", budget " + money(*in.budget, v.currency));
+    if (in.deadline_seconds && res.fastest->wall_seconds > *in.deadline_seconds)
+      why.push_back("the fastest plan misses the deadline by " + hours(res.fastest->wall_seconds - *in.deadline_seconds));
+    if (why.empty()) why.push_back("no single plan meets both the budget and the deadline (the cheap ones are slow, the fast ones dear)");
+    r.tables.push_back(candidates_table(v, "Closest plans (cost/time front)", res.pareto, 5));
+  }
+  r.json["why_none"] = why;
+  for (const auto& w : why) r.notes.push_back(w);
+  r.notes.push_back("searched " + std::to_string(res.considered) + " configurations over " + std::to_string(in.offers.size()) + " offers");
+  exit_code() = 1;
+}
 
-  // The chosen settings, each with its reason: what the best plan with another value costs.
-  const Workload bw = candidate_workload(in, space, best);
-  const PlanOffer& bo = in.offers[static_cast<std::size_t>(best.offer)];
+std::string alternative_text(const PlanView& v, const SettingAlternative& a, const Candidate& best) {
+  std::string part = a.value + ": ";
+  if (!a.best) return part + "no plan fits within the limits";
+  if (v.in.objective == Objective::cost)
+    return part + "best costs " + money(a.best->cost, v.currency) + " (" + num(a.best->cost / std::max(best.cost, 1e-9), 2) + "x)";
+  return part + "best takes " + hours(a.best->wall_seconds) + " (" + num(a.best->wall_seconds / std::max(best.wall_seconds, 1e-9), 2) + "x)";
+}
+
+// The chosen settings, each with its reason: what the best plan with another value costs.
+io::Table reasons_table(const PlanView& v, const PlanResult& res, const Candidate& best, const std::string& title, Report& r) {
   io::Table chosen;
-  chosen.title = "Plan: " + m.name + ", " + num(in.tokens / 1e9, 2) + "B tokens, by " + f.objective;
+  chosen.title = title;
   chosen.columns = {"setting", "choice", "why"};
   chosen.align = {io::Align::left, io::Align::left, io::Align::left};
-  auto alt_reason = [&](const std::vector<std::optional<Candidate>>& by, std::size_t chosen_index, auto name_of) {
-    std::string why;
-    for (std::size_t i = 0; i < by.size(); ++i) {
-      if (i == chosen_index) continue;
-      std::string part = name_of(i) + ": ";
-      if (!by[i]) part += "no plan fits within the limits";
-      else if (in.objective == Objective::cost)
-        part += "best costs " + money(by[i]->cost, cur) + " (" + num(by[i]->cost / std::max(best.cost, 1e-9), 2) + "x)";
-      else part += "best takes " + hours(by[i]->wall_seconds) + " (" + num(by[i]->wall_seconds / std::max(best.wall_seconds, 1e-9), 2) + "x)";
-      why += (why.empty() ? "" : "; ") + part;
-    }
-    return why.empty() ? std::string("the only option searched") : why;
-  };
   r.json["reasons"] = nlohmann::json::array();
-  auto add_reason = [&](const std::string& setting, const std::string& choice, const std::string& why) {
+  auto add = [&](const std::string& setting, const std::string& choice, const std::string& why) {
     chosen.rows.push_back({setting, choice, why});
     r.json["reasons"].push_back({{"setting", setting}, {"choice", choice}, {"why", why}});
   };
-  add_reason("method", to_string(bw.method), alt_reason(res.best_by_method, best.method, [&](std::size_t i) { return std::string(to_string(space.methods[i])); }));
-  add_reason("precision", to_string(bw.precision), alt_reason(res.best_by_precision, best.precision, [&](std::size_t i) { return std::string(to_string(space.precisions[i])); }));
-  add_reason("optimizer", to_string(bw.optimizer), alt_reason(res.best_by_optimizer, best.optimizer, [&](std::size_t i) { return std::string(to_string(space.optimizers[i])); }));
-  add_reason("checkpointing", to_string(bw.checkpointing),
-             alt_reason(res.best_by_checkpointing, best.checkpointing, [&](std::size_t i) { return std::string(to_string(space.checkpointing[i])); }));
-  add_reason("sharding", std::to_string(best.gpus) + " GPUs, " + to_string(bw.sharding),
-             alt_reason(res.best_by_sharding, best.sharding, [&](std::size_t i) { return std::string(to_string(space.shardings[i])); }));
-  add_reason("batch", std::to_string(best.micro_batch) + " x " + std::to_string(best.grad_accum) + " accumulation",
-             f.global_batch > 0 ? "micro-batch x accumulation x " + std::to_string(best.gpus) + " GPUs keeps the global batch of " +
-                                      std::to_string(f.global_batch) + " sequences"
+  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
+  for (const SettingReason& s : explain_plan(res, v.space, best)) {
+    std::string why;
+    for (const auto& a : s.others) why += (why.empty() ? "" : "; ") + alternative_text(v, a, best);
+    if (why.empty()) why = "the only option searched";
+    if (s.setting == "sharding") add(s.setting, io::count_of(best.gpus, "GPU") + ", " + s.choice, why);
+    else add(s.setting, s.choice, why);
+    if (s.setting == "sharding") {
+      add("batch", std::to_string(best.micro_batch) + " x " + std::to_string(best.grad_accum) + " accumulation",
+          v.in.global_batch > 0 ? "micro-batch x accumulation x " + io::count_of(best.gpus, "GPU") + " keeps the global batch of " +
+                                      std::to_string(v.in.global_batch) + " sequences"
                                 : "the best micro-batch searched (no --global-batch to keep)");
-  add_reason("offer", bo.offer->key() + " (" + bo.offer->gpu + ")", "priced " + std::string(to_string(space.pricings[best.pricing])) + " at " +
-                                                                       money(best.cost, cur) + " for the run");
-  add_reason("pricing", to_string(space.pricings[best.pricing]),
-             alt_reason(res.best_by_pricing, best.pricing, [&](std::size_t i) { return std::string(to_string(space.pricings[i])); }));
-  r.tables.push_back(chosen);
+      add("offer", bo.offer->key() + " (" + bo.offer->gpu + ")",
+          "priced " + std::string(to_string(v.space.pricings[best.pricing])) + " at " + money(best.cost, v.currency) + " for the run");
+    }
+  }
+  return chosen;
+}
 
+io::Table outcome_table(const PlanView& v, const Candidate& best) {
+  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
   io::Table outcome;
   outcome.title = "Expected outcome";
   outcome.columns = {"", ""};
   outcome.align = {io::Align::left, io::Align::left};
-  outcome.rows.push_back({"memory per GPU", num(best.per_gpu_bytes / (1024.0 * 1024 * 1024), 1) + " GiB of " +
-                                                num(static_cast<double>(bo.gpu->memory_bytes) / (1024.0 * 1024 * 1024), 0)});
+  outcome.rows.push_back({"memory per GPU", num(best.per_gpu_bytes / kGiB, 1) + " GiB of " + num(static_cast<double>(bo.gpu->memory_bytes) / kGiB, 0)});
   outcome.rows.push_back({"step", num(best.step_seconds, 2) + " s, MFU " + num(100 * best.mfu, 0) + "%"});
-  outcome.rows.push_back({"wall time", hours(best.wall_seconds) + (in.deadline_seconds ? " (deadline " + hours(*in.deadline_seconds) + ")" : "")});
-  outcome.rows.push_back({"cost", money(best.cost, cur) + (in.budget ? " (budget " + money(*in.budget, cur) + ")" : "")});
-  if (space.pricings[best.pricing] == Pricing::spot)
+  outcome.rows.push_back({"wall time", hours(best.wall_seconds) + (v.in.deadline_seconds ? " (deadline " + hours(*v.in.deadline_seconds) + ")" : "")});
+  outcome.rows.push_back({"cost", money(best.cost, v.currency) + (v.in.budget ? " (budget " + money(*v.in.budget, v.currency) + ")" : "")});
+  if (v.space.pricings[best.pricing] == Pricing::spot)
     outcome.rows.push_back({"spot", best.checkpoint_interval_seconds > 0 && best.expected_preemptions > 0
                                         ? "checkpoint every " + hours(best.checkpoint_interval_seconds) + ", " +
                                               num(best.expected_preemptions, 1) + " expected preemptions"
                                         : "no preemption rate known: priced as if never preempted"});
-  r.tables.push_back(outcome);
-  std::vector<Candidate> runners(res.best.begin() + 1, res.best.end());
-  if (!runners.empty()) r.tables.push_back(table("Runners-up", runners, static_cast<std::size_t>(f.top)));
-  r.tables.push_back(table("Cost/time Pareto front", res.pareto, 8));
+  return outcome;
+}
 
-  // The staged plan as next steps.
-  r.json["next_steps"] = nlohmann::json::array();
+// The staged plan as next steps.
+void add_next_steps(const PlanView& v, const Candidate& best, Report& r) {
+  const Workload bw = candidate_workload(v.in, v.space, best);
+  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
   std::vector<std::string> steps;
   steps.push_back("run a 50-step baseline on one " + bo.offer->gpu + " with these settings and pass its measured MFU as --mfu to re-plan");
   if (bw.method == Method::full) steps.push_back("full fine-tuning won on cost here; still try LoRA/QLoRA on the same data if quality allows");
@@ -286,65 +262,120 @@ void run_plan(const PlanFlags& f) {
   if (bw.checkpointing == Checkpointing::full) steps.push_back("activation checkpointing is on: it costs ~1/3 more compute but lets the micro-batch fit");
   if (best.gpus > 1) steps.push_back("scale out only after the single-GPU run is well utilised; the plan's scaling efficiency assumes the sheet's links");
   steps.push_back("compare providers on identical work: gpuplan compare with these settings");
-  for (const auto& s : steps) {
-    r.json["next_steps"].push_back(s);
-    r.notes.push_back("next: " + s);
-  }
-  r.notes.push_back("searched " + std::to_string(res.considered) + " configurations (" + std::to_string(res.evaluated) + " fit and priced) over " +
-                    std::to_string(in.offers.size()) + " offers");
-  if (bo.offer->spot_preemptions_per_hour.has_value() == false && space.pricings[best.pricing] == Pricing::spot && !run.spec.bill.preemptions_per_hour)
-    r.notes.push_back("the sheet gives no preemption rate for this offer: spot is priced as if never preempted (give --preemptions-per-hour)");
+  r.json["next_steps"] = steps;
+  for (const auto& s : steps) r.notes.push_back("next: " + s);
+}
 
-  if (!f.emit.empty()) {
-    io::LaunchPlan lp;
-    lp.model = m.hf_id.empty() ? m.id : m.hf_id;
-    lp.method = to_string(bw.method);
-    lp.precision = to_string(bw.precision);
-    lp.optimizer = to_string(bw.optimizer);
-    lp.sharding = to_string(bw.sharding);
-    lp.offload = to_string(bw.offload);
-    lp.checkpointing = bw.checkpointing != Checkpointing::none;
-    lp.micro_batch = best.micro_batch;
-    lp.grad_accum = best.grad_accum;
-    lp.seq_len = bw.seq_len;
-    lp.gpus = best.gpus;
-    lp.gpus_per_node = std::max(1, bo.offer->gpus);
-    lp.nodes = best.gpus / lp.gpus_per_node;
-    lp.lora_rank = bw.lora_rank;
-    // SkyPilot names accelerators like "H100" or "A100-80GB": the first alias spelled that way.
-    lp.accelerator = bo.gpu->id;
-    auto has_letter = [](const std::string& a) { return std::any_of(a.begin(), a.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); }); };
-    const auto plain = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(),
-                                    [&](const std::string& a) { return has_letter(a) && a.find(' ') == std::string::npos; });
-    const auto spaced = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(), has_letter);
-    if (plain != bo.gpu->aliases.end()) lp.accelerator = *plain;
-    else if (spaced != bo.gpu->aliases.end()) {
-      lp.accelerator = *spaced;  // "RTX 4090" -> "RTX4090", SkyPilot's spelling
-      lp.accelerator.erase(std::remove(lp.accelerator.begin(), lp.accelerator.end(), ' '), lp.accelerator.end());
-    }
-    lp.cloud = bo.provider->id;
-    lp.spot = space.pricings[best.pricing] == Pricing::spot;
-    lp.hours = best.wall_seconds / 3600;
-    lp.checkpoint_minutes = best.checkpoint_interval_seconds / 60;
-    std::string text;
-    if (f.emit == "deepspeed") text = io::emit_deepspeed(lp);
-    else if (f.emit == "accelerate") text = io::emit_accelerate(lp);
-    else if (f.emit == "torchrun") text = io::emit_torchrun(lp);
-    else if (f.emit == "skypilot") text = io::emit_skypilot(lp);
-    else if (f.emit == "slurm") text = io::emit_slurm(lp);
-    else bad_choice("--emit", f.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
-    if (f.out.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      return;  // the launch file alone on stdout, so it can be piped
-    }
-    io::write_file_atomic(f.out, text);
-    r.notes.push_back("wrote the " + f.emit + " launch configuration to " + f.out);
-  } else if (!f.out.empty()) {
-    bad_flag("--out", "needs --emit");
+// The launch configuration for the chosen plan, in the engines' own terms.
+io::LaunchPlan launch_plan(const PlanView& v, const ModelArch& m, const Candidate& best) {
+  const Workload bw = candidate_workload(v.in, v.space, best);
+  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
+  io::LaunchPlan lp;
+  lp.model = m.hf_id.empty() ? m.id : m.hf_id;
+  lp.method = to_string(bw.method);
+  lp.precision = to_string(bw.precision);
+  lp.optimizer = to_string(bw.optimizer);
+  lp.sharding = to_string(bw.sharding);
+  lp.offload = to_string(bw.offload);
+  lp.checkpointing = bw.checkpointing != Checkpointing::none;
+  lp.micro_batch = best.micro_batch;
+  lp.grad_accum = best.grad_accum;
+  lp.seq_len = bw.seq_len;
+  lp.gpus = best.gpus;
+  lp.gpus_per_node = std::max(1, bo.offer->gpus);
+  lp.nodes = best.gpus / lp.gpus_per_node;
+  lp.lora_rank = bw.lora_rank;
+  // SkyPilot names accelerators like "H100" or "A100-80GB": the first alias spelled that way.
+  lp.accelerator = bo.gpu->id;
+  auto has_letter = [](const std::string& a) { return std::any_of(a.begin(), a.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); }); };
+  const auto plain = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(),
+                                  [&](const std::string& a) { return has_letter(a) && a.find(' ') == std::string::npos; });
+  const auto spaced = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(), has_letter);
+  if (plain != bo.gpu->aliases.end()) lp.accelerator = *plain;
+  else if (spaced != bo.gpu->aliases.end()) {
+    lp.accelerator = *spaced;  // "RTX 4090" -> "RTX4090", SkyPilot's spelling
+    lp.accelerator.erase(std::remove(lp.accelerator.begin(), lp.accelerator.end(), ' '), lp.accelerator.end());
+  }
+  lp.cloud = bo.provider->id;
+  lp.spot = v.space.pricings[best.pricing] == Pricing::spot;
+  lp.hours = best.wall_seconds / 3600;
+  lp.checkpoint_minutes = best.checkpoint_interval_seconds / 60;
+  return lp;
+}
+
+// Writes the launch file; true when it went to stdout (then nothing else is printed).
+bool emit_launch(const PlanFlags& f, const io::LaunchPlan& lp, Report& r) {
+  std::string text;
+  if (f.emit == "deepspeed") text = io::emit_deepspeed(lp);
+  else if (f.emit == "accelerate") text = io::emit_accelerate(lp);
+  else if (f.emit == "torchrun") text = io::emit_torchrun(lp);
+  else if (f.emit == "skypilot") text = io::emit_skypilot(lp);
+  else if (f.emit == "slurm") text = io::emit_slurm(lp);
+  else bad_choice("--emit", f.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
+  if (f.out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return true;  // the launch file alone on stdout, so it can be piped
+  }
+  io::write_file_atomic(f.out, text);
+  r.notes.push_back("wrote the " + f.emit + " launch configuration to " + f.out);
+  return false;
+}
+
+void report_plan(const PlanFlags& f, const PlanView& v, const PlanResult& res, const ModelArch& m, Report& r) {
+  const Candidate& best = res.best.front();
+  r.json["plan"] = candidate_json(v, best);
+  for (std::size_t i = 1; i < res.best.size() && static_cast<int>(i) <= f.top; ++i) r.json["runners_up"].push_back(candidate_json(v, res.best[i]));
+  r.tables.push_back(reasons_table(v, res, best, "Plan: " + m.name + ", " + num(v.in.tokens / 1e9, 2) + "B tokens, by " + f.objective, r));
+  r.tables.push_back(outcome_table(v, best));
+  const std::vector<Candidate> runners(res.best.begin() + 1, res.best.end());
+  if (!runners.empty()) r.tables.push_back(candidates_table(v, "Runners-up", runners, static_cast<std::size_t>(f.top)));
+  r.tables.push_back(candidates_table(v, "Cost/time Pareto front", res.pareto, 8));
+  add_next_steps(v, best, r);
+  r.notes.push_back("searched " + std::to_string(res.considered) + " configurations (" + std::to_string(res.evaluated) +
+                    " fit and priced) over " + std::to_string(v.in.offers.size()) + " offers");
+  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
+  if (!bo.offer->spot_preemptions_per_hour && v.space.pricings[best.pricing] == Pricing::spot && !v.in.run.bill.preemptions_per_hour)
+    r.notes.push_back("the sheet gives no preemption rate for this offer: spot is priced as if never preempted (give --preemptions-per-hour)");
+  if (!best.feasible()) exit_code() = 1;
+}
+
+void run_plan(const PlanFlags& f) {
+  const ResolvedModel rm = resolve_model(f.workload.model);
+  const Workload base = build_workload(f.workload, rm.arch);
+  const RunSettings run = build_run_settings(f.run, base);
+  if (!run.spec.tokens && !run.spec.steps) bad_flag("--tokens", "plan needs the run's size: --tokens, --steps or --dataset-tokens");
+  static const std::vector<std::string> kEmits = {"deepspeed", "accelerate", "torchrun", "skypilot", "slurm"};
+  if (!f.emit.empty() && std::find(kEmits.begin(), kEmits.end(), f.emit) == kEmits.end())
+    bad_choice("--emit", f.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
+  if (f.emit.empty() && !f.out.empty()) bad_flag("--out", "needs --emit");
+  const PlanSpace space = build_space(f);
+  const PlanInputs in = build_inputs(f, rm, base, run);
+  check_size(space, in);
+  const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
+  const PlanView v{in, space, run.currency};
+
+  Report r;
+  r.json["model"] = {{"id", rm.arch.id}, {"name", rm.arch.name}, {"source", rm.source}};
+  r.json["objective"] = f.objective;
+  r.json["searched"] = {{"configurations", res.considered}, {"scored", res.evaluated}, {"offers", in.offers.size()}};
+  r.json["runners_up"] = nlohmann::json::array();
+  r.json["pareto"] = nlohmann::json::array();
+  for (const auto& c : res.pareto) r.json["pareto"].push_back(candidate_json(v, c));
+  if (res.best.empty()) {
+    report_none(v, res, rm.arch.name, r);
+  } else {
+    report_plan(f, v, res, rm.arch, r);
+    if (!f.emit.empty() && emit_launch(f, launch_plan(v, rm.arch, res.best.front()), r)) return;
   }
   print_report(r);
-  const bool ok = best.feasible();
-  if (!ok) exit_code() = 1;
+}
+
+// Singular flags (--method qlora) narrow the plural search lists to that one value; giving
+// both is ambiguous.
+void narrow(CLI::App& cmd, const char* singular, const char* plural, const std::string& value, std::string& list) {
+  if (cmd.get_option(singular)->count() == 0) return;
+  if (cmd.get_option(plural)->count() > 0) bad_flag(singular, std::string("give ") + singular + " or " + plural + ", not both");
+  list = value;
 }
 
 }  // namespace
@@ -359,6 +390,7 @@ void setup_plan(CLI::App& app) {
   gpuplan plan --model llama-3.1-8b --tokens 500M --currency INR --region india --emit skypilot)");
   add_workload_options(*cmd, f->workload);
   add_run_options(*cmd, f->run);
+  add_offer_filter_options(*cmd, f->filter);
   cmd->add_option("--objective", f->objective, "cost | time")->capture_default_str();
   cmd->add_option("--methods", f->methods, "Methods allowed (quality constraint), e.g. full or lora,qlora")->capture_default_str();
   cmd->add_option("--precisions", f->precisions, "Compute precisions to try, e.g. bf16,fp8")->capture_default_str();
@@ -366,17 +398,24 @@ void setup_plan(CLI::App& app) {
   cmd->add_option("--checkpointing-options", f->checkpointing, "Checkpointing settings to try")->capture_default_str();
   cmd->add_option("--shardings", f->shardings, "Sharding strategies to try")->capture_default_str();
   cmd->add_option("--micro-batches", f->micro_batches, "Micro-batch sizes to try")->capture_default_str();
-  cmd->add_option("--pricings", f->pricings, "Pricings to try")->capture_default_str();
+  cmd->add_option("--pricings", f->pricings, "Pricings to try, e.g. on-demand,spot (spot only when listed)")->capture_default_str();
   cmd->add_option("--max-nodes", f->max_nodes, "Most instances of one offer (1, 2, 4, ... up to this)")->capture_default_str();
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step to keep (default: free)");
-  cmd->add_option("--provider", f->providers, "Only this provider (repeatable)");
-  cmd->add_option("--gpu", f->gpus, "Only this GPU (repeatable)");
-  cmd->add_option("--region", f->regions, "Only offers whose region contains this text (repeatable)");
   cmd->add_option("--top", f->top, "Runners-up to show")->capture_default_str();
   cmd->add_option("--emit", f->emit, "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm");
   cmd->add_option("--out", f->out, "File for --emit (written atomically; default stdout)");
   add_common_options(*cmd);
-  cmd->callback([f] { run_plan(*f); });
+  cmd->callback([f, cmd] {
+    PlanFlags g = *f;
+    narrow(*cmd, "--method", "--methods", g.workload.method, g.methods);
+    narrow(*cmd, "--precision", "--precisions", g.workload.precision, g.precisions);
+    narrow(*cmd, "--optimizer", "--optimizers", g.workload.optimizer, g.optimizers);
+    narrow(*cmd, "--checkpointing", "--checkpointing-options", g.workload.checkpointing, g.checkpointing);
+    narrow(*cmd, "--sharding", "--shardings", g.workload.sharding, g.shardings);
+    narrow(*cmd, "--micro-batch", "--micro-batches", g.workload.micro_batch, g.micro_batches);
+    narrow(*cmd, "--pricing", "--pricings", g.run.pricing, g.pricings);
+    run_plan(g);
+  });
 }
 
 }  // namespace gpuplan::cli

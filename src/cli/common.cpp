@@ -37,6 +37,7 @@ void add_common_options(CLI::App& app, bool github) {
       ->check(CLI::ExistingFile);
   app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
   app.add_flag("--no-color", g.no_color, "Never colour the table output");
+  app.add_flag("--wide", g.wide, "Print whole table cells (default: long names are cut to fit 100 columns)");
 }
 
 namespace {
@@ -66,7 +67,9 @@ void print_report(const Report& r) {
     case Format::github:  // commands that offer it print their annotations; the tables follow
     case Format::table: {
       const bool color = use_color();
-      for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color);
+      // 100 columns: a terminal beside an editor, a CI log, a PR comment; --wide for the rest.
+      const std::size_t width = globals().wide ? 0 : 100;
+      for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color, width);
       if (!r.notes.empty()) out += "\n";
       for (const auto& n : r.notes) out += n + "\n";
       break;

@@ -21,6 +21,7 @@ struct GlobalOptions {
   std::vector<std::string> catalogs;
   bool quiet = false;
   bool no_color = false;
+  bool wide = false;  // tables as wide as their content (default: cut to fit 100 columns)
 };
 GlobalOptions& globals();
 Format output_format();

@@ -22,11 +22,7 @@ struct SpecParser {
     app.allow_extras(false);
     add_workload_options(app, x.workload);
     add_run_options(app, x.run);
-    app.add_option("--provider", x.providers, "Only this provider's offers");
-    app.add_option("--gpu", x.gpus, "Only offers of this GPU");
-    app.add_option("--region", x.regions, "Only offers whose region contains this text");
-    app.add_option("--offer", x.offers, "Only this offer (provider/offer)");
-    app.add_option("--max-gpus", x.max_gpus, "Only offers billing at most this many GPUs");
+    add_offer_filter_options(app, x.filter);
   }
 };
 
@@ -189,7 +185,7 @@ PricedExperiment price_experiment(const Experiment& x, const std::string& curren
     RunFlags rf = x.run;
     rf.currency = currency;
     RunSettings run = build_run_settings(rf, w);
-    run.spec.gpus_fixed = true;  // as estimate prices it: the job as written
+    run.spec.gpus_fixed = x.workload.gpus_given;  // as estimate, compare and plan price it
     if (!run.has_work()) {
       c.unpriced_reason = "no run size (tokens, steps or dataset_tokens)";
       return out;
@@ -202,25 +198,16 @@ PricedExperiment price_experiment(const Experiment& x, const std::string& curren
       c.max_cost = *v;
     }
     c.deadline_seconds = run.spec.bill.deadline_seconds;
-    OfferFilter filter;
-    for (const auto& p : x.providers) {
-      const auto l = catalog().find_provider(p);
-      if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
-      filter.providers.push_back(l.found->id);
-    }
-    for (const auto& g : x.gpus) filter.gpus.push_back(resolve_gpu(g).id);
-    filter.regions = x.regions;
-    filter.offers = x.offers;
-    filter.max_gpus = x.max_gpus;
-    OfferSet set = evaluate_offers(catalog(), rm.arch, pc, w, run, filter);
+    OfferSet set = evaluate_offers(catalog(), rm.arch, pc, w, run, build_offer_filter(x.filter, catalog()));
     rank_offers(set.priced, false);
-    if (set.priced.empty()) {
+    const PricedOffer* chosen = best_offer(set.priced);
+    if (!chosen) {
       c.unpriced_reason = set.excluded.empty() ? "no offer matches its constraints"
-                                               : "no offer can run it (" + set.excluded.front().eval.excluded + ")";
+                                               : "no offer can run it (" + exclusion_text(set.excluded.front().eval, *set.excluded.front().gpu,
+                                                                                          run.spec.bill.pricing) + ")";
       return out;
     }
-    auto it = std::find_if(set.priced.begin(), set.priced.end(), [](const PricedOffer& p) { return p.meets_deadline.value_or(true); });
-    const PricedOffer& best = it != set.priced.end() ? *it : set.priced.front();
+    const PricedOffer& best = *chosen;
     out.best = best;
     c.priced = true;
     c.cost = best.total.value_or(0);

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "cli/offer_rows.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/budget.hpp"
@@ -20,8 +19,7 @@ struct Experiment {
   std::string name, owner, team, approved_by, max_cost;
   WorkloadFlags workload;
   RunFlags run;
-  std::vector<std::string> providers, gpus, regions, offers;
-  int max_gpus = 0;
+  OfferFlags filter;
 };
 
 // Files, or folders whose *.yaml / *.yml files are read (sorted by name).

@@ -1,8 +1,10 @@
 #include "cli/run_flags.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "cli/common.hpp"
+#include "cli/model_source.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/units.hpp"
 
@@ -36,6 +38,70 @@ bool valid_currency(const std::string& c) {
   for (char ch : c)
     if (ch < 'A' || ch > 'Z') return false;
   return true;
+}
+
+// The catalogs' dated table, then --fx overrides, stored against the table's base.
+FxTable build_fx(const std::vector<std::string>& overrides) {
+  FxTable fx = catalog().fx;
+  for (const auto& spec : overrides) {
+    const auto colon = spec.find(':'), eq = spec.find('=');
+    if (colon == std::string::npos || eq == std::string::npos || eq < colon)
+      bad_flag("--fx", "expected FROM:TO=RATE, e.g. USD:INR=83.2, got \"" + spec + "\"");
+    const std::string from = spec.substr(0, colon), to = spec.substr(colon + 1, eq - colon - 1);
+    if (!valid_currency(from) || !valid_currency(to)) bad_flag("--fx", "currencies are 3-letter ISO codes: \"" + spec + "\"");
+    auto rate = parse_count(spec.substr(eq + 1));
+    if (!rate || !(*rate.value > 0)) bad_flag("--fx", "the rate must be a positive number: \"" + spec + "\"");
+    if (from == fx.base) fx.per_base[to] = *rate.value;
+    else if (to == fx.base) fx.per_base[from] = 1.0 / *rate.value;
+    else {
+      auto from_base = fx.convert(1.0, fx.base, from);
+      if (!from_base) bad_flag("--fx", "no rate from " + fx.base + " to " + from + " to anchor \"" + spec + "\"");
+      fx.per_base[to] = *from_base * *rate.value;
+    }
+    fx.as_of = "--fx";
+  }
+  return fx;
+}
+
+// --budget in the display currency (or converted from the currency it names).
+double budget_flag(const std::string& text, const RunSettings& s) {
+  auto m = parse_money(text);
+  if (!m) bad_flag("--budget", m.error);
+  if (!(m.value->amount > 0)) bad_flag("--budget", "must be positive");
+  const std::string cur = m.value->currency.empty() ? s.currency : m.value->currency;
+  auto v = s.fx.convert(m.value->amount, cur, s.currency);
+  if (!v) bad_flag("--budget", "no exchange rate from " + cur + " to " + s.currency);
+  return *v;
+}
+
+// Pricing, tax, idle, start-up, spot terms and deadline.
+RunInputs build_bill(const RunFlags& f) {
+  RunInputs b;
+  b.pricing = pick_enum<Pricing>("--pricing", f.pricing);
+  if (!f.tax.empty()) b.tax_rate = fraction_flag("--tax", f.tax, 1.0);
+  const auto basis = tax_basis_from_string(f.tax_basis);
+  if (!basis) bad_choice("--tax-basis", f.tax_basis, "inclusive, exclusive");
+  b.tax_basis = *basis;
+  b.input_tax_credit = f.input_tax_credit;
+  b.idle_fraction = fraction_flag("--idle", f.idle, 0.95);
+  if (!f.startup.empty()) b.startup_seconds = seconds_flag("--startup", f.startup);
+  if (!f.preemptions_per_hour.empty()) {
+    auto p = parse_count(f.preemptions_per_hour);
+    if (!p || *p.value < 0) bad_flag("--preemptions-per-hour", p ? "must not be negative" : p.error);
+    b.preemptions_per_hour = *p.value;
+  }
+  if (!f.checkpoint_every.empty()) {
+    b.checkpoint_every_seconds = seconds_flag("--checkpoint-every", f.checkpoint_every);
+    if (*b.checkpoint_every_seconds <= 0) bad_flag("--checkpoint-every", "must be positive");
+  }
+  b.restart_seconds = seconds_flag("--restart-time", f.restart_time);
+  if (f.max_restarts < 0) bad_flag("--max-restarts", "must not be negative");
+  b.max_restarts = f.max_restarts;
+  if (!f.deadline.empty()) {
+    b.deadline_seconds = seconds_flag("--deadline", f.deadline);
+    if (*b.deadline_seconds <= 0) bad_flag("--deadline", "must be positive");
+  }
+  return b;
 }
 
 }  // namespace
@@ -98,35 +164,10 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   if (!f.mfu.empty()) r.mfu = fraction_flag("--mfu", f.mfu, 1.0);
   if (r.mfu && *r.mfu <= 0) bad_flag("--mfu", "must be above 0%");
 
-  auto pricing = pricing_from_string(f.pricing);
-  if (!pricing) bad_choice("--pricing", f.pricing, "on-demand, spot, reserved-1y, reserved-3y");
-  r.bill.pricing = *pricing;
-  if (!f.tax.empty()) r.bill.tax_rate = fraction_flag("--tax", f.tax, 1.0);
-  const auto basis = tax_basis_from_string(f.tax_basis);
-  if (!basis) bad_choice("--tax-basis", f.tax_basis, "inclusive, exclusive");
-  r.bill.tax_basis = *basis;
-  r.bill.input_tax_credit = f.input_tax_credit;
+  r.bill = build_bill(f);
   if (f.stale_after < 0 || f.stale_after > 36500) bad_flag("--stale-after", "expected 0 to 36500 days");
   s.stale_after_days = f.stale_after;
   s.today = today_utc();
-  r.bill.idle_fraction = fraction_flag("--idle", f.idle, 0.95);
-  if (!f.startup.empty()) r.bill.startup_seconds = seconds_flag("--startup", f.startup);
-  if (!f.preemptions_per_hour.empty()) {
-    auto p = parse_count(f.preemptions_per_hour);
-    if (!p || *p.value < 0) bad_flag("--preemptions-per-hour", p ? "must not be negative" : p.error);
-    r.bill.preemptions_per_hour = *p.value;
-  }
-  if (!f.checkpoint_every.empty()) {
-    r.bill.checkpoint_every_seconds = seconds_flag("--checkpoint-every", f.checkpoint_every);
-    if (*r.bill.checkpoint_every_seconds <= 0) bad_flag("--checkpoint-every", "must be positive");
-  }
-  r.bill.restart_seconds = seconds_flag("--restart-time", f.restart_time);
-  if (f.max_restarts < 0) bad_flag("--max-restarts", "must not be negative");
-  r.bill.max_restarts = f.max_restarts;
-  if (!f.deadline.empty()) {
-    r.bill.deadline_seconds = seconds_flag("--deadline", f.deadline);
-    if (*r.bill.deadline_seconds <= 0) bad_flag("--deadline", "must be positive");
-  }
   auto speed = parse_bytes(f.checkpoint_write_speed, BareGUnit::gb);
   if (!speed || *speed.value == 0) bad_flag("--checkpoint-write-speed", speed ? "must be positive" : speed.error);
   r.checkpoint_write_gbps = static_cast<double>(*speed.value) / 1e9;
@@ -137,49 +178,50 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   r.keep_checkpoints = f.keep_checkpoints;
   r.egress_final_weights = !f.no_egress;
 
-  // Currency and exchange rates: the catalogs' dated table, then --fx overrides.
-  s.fx = catalog().fx;
-  for (const auto& spec : f.fx) {
-    const auto colon = spec.find(':'), eq = spec.find('=');
-    if (colon == std::string::npos || eq == std::string::npos || eq < colon)
-      bad_flag("--fx", "expected FROM:TO=RATE, e.g. USD:INR=83.2, got \"" + spec + "\"");
-    const std::string from = spec.substr(0, colon), to = spec.substr(colon + 1, eq - colon - 1);
-    if (!valid_currency(from) || !valid_currency(to)) bad_flag("--fx", "currencies are 3-letter ISO codes: \"" + spec + "\"");
-    auto rate = parse_count(spec.substr(eq + 1));
-    if (!rate || !(*rate.value > 0)) bad_flag("--fx", "the rate must be a positive number: \"" + spec + "\"");
-    // Store against the table's base so every pair converts.
-    if (from == s.fx.base) s.fx.per_base[to] = *rate.value;
-    else if (to == s.fx.base) s.fx.per_base[from] = 1.0 / *rate.value;
-    else {
-      auto from_base = s.fx.convert(1.0, s.fx.base, from);
-      if (!from_base) bad_flag("--fx", "no rate from " + s.fx.base + " to " + from + " to anchor \"" + spec + "\"");
-      s.fx.per_base[to] = *from_base * *rate.value;
-    }
-    s.fx.as_of = "--fx";
-  }
+  s.fx = build_fx(f.fx);
   if (!valid_currency(f.currency)) bad_flag("--currency", "expected a 3-letter ISO code such as USD or INR, got \"" + f.currency + "\"");
   s.currency = f.currency;
   if (!s.fx.convert(1.0, "USD", s.currency) && s.currency != "USD")
     bad_flag("--currency", "no exchange rate for " + s.currency + " (add one with --fx USD:" + s.currency + "=RATE)");
 
-  if (!f.budget.empty()) {
-    auto m = parse_money(f.budget);
-    if (!m) bad_flag("--budget", m.error);
-    if (!(m.value->amount > 0)) bad_flag("--budget", "must be positive");
-    const std::string cur = m.value->currency.empty() ? s.currency : m.value->currency;
-    auto v = s.fx.convert(m.value->amount, cur, s.currency);
-    if (!v) bad_flag("--budget", "no exchange rate from " + cur + " to " + s.currency);
-    s.budget = *v;
-  }
+  if (!f.budget.empty()) s.budget = budget_flag(f.budget, s);
   return s;
 }
 
-double to_display(double amount, const std::string& from, const RunSettings& s, const SourceLocation& where) {
-  auto v = s.fx.convert(amount, from, s.currency);
-  if (!v)
-    throw InputError(where, "currency",
-                     "no exchange rate from " + from + " to " + s.currency + " (add --fx " + from + ":" + s.currency + "=RATE)");
-  return *v;
+void add_offer_filter_options(CLI::App& cmd, OfferFlags& f, bool gpu_flag) {
+  cmd.add_option("--provider", f.providers, "Only this provider (repeatable)");
+  if (gpu_flag) cmd.add_option("--gpu", f.gpus, "Only this GPU (repeatable)");
+  cmd.add_option("--region", f.regions, "Only offers whose region contains this text or is in this country, e.g. india (repeatable)");
+  cmd.add_option("--country", f.countries, "Only offers in this country, ISO code e.g. IN (repeatable)");
+  cmd.add_option("--offer", f.offers, "Only this offer, as provider/offer (repeatable)");
+  cmd.add_option("--max-gpus", f.max_gpus, "Only offers billing at most this many GPUs");
+}
+
+OfferFilter build_offer_filter(const OfferFlags& f, const Catalog& c) {
+  OfferFilter filter;
+  for (const auto& p : f.providers) {
+    const auto l = c.find_provider(p);
+    if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
+    filter.providers.push_back(l.found->id);
+  }
+  for (const auto& g : f.gpus) filter.gpus.push_back(resolve_gpu(g).id);
+  for (const auto& o : f.offers) {
+    const auto slash = o.find('/');
+    if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. lambda/gpu-1x-h100-pcie, got \"" + o + "\"");
+    const auto l = c.find_provider(o.substr(0, slash));
+    if (!l.found) bad_flag("--offer", lookup_failure("provider", o.substr(0, slash), l));
+    const std::string id = o.substr(slash + 1);
+    if (std::none_of(l.found->offers.begin(), l.found->offers.end(), [&](const Offer& x) { return x.id == id; }))
+      bad_flag("--offer", "provider " + l.found->id + " has no offer '" + id + "' (gpuplan providers show " + l.found->id + ")");
+    filter.offers.push_back(l.found->id + "/" + id);
+  }
+  filter.regions = f.regions;
+  for (const auto& k : f.countries)
+    if (country_code_of(k).empty()) bad_flag("--country", "expected a two-letter ISO code such as IN, got \"" + k + "\"");
+  filter.countries = f.countries;
+  if (f.max_gpus < 0) bad_flag("--max-gpus", "must not be negative");
+  filter.max_gpus = f.max_gpus;
+  return filter;
 }
 
 }  // namespace gpuplan::cli

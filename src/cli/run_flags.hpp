@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gpuplan/catalog.hpp"
-#include "gpuplan/offer_eval.hpp"
+#include "gpuplan/offer_search.hpp"
 
 namespace gpuplan::cli {
 
@@ -28,19 +28,18 @@ struct RunFlags {
 
 void add_run_options(CLI::App& cmd, RunFlags& f);
 
-// The checked run: work, bill terms, currency. Exits 2 naming the flag on a bad value.
-struct RunSettings {
-  RunSpec spec;
-  std::string currency;              // what money is shown in
-  FxTable fx;                        // catalog rates plus --fx overrides
-  std::optional<double> budget;      // in `currency`
-  int stale_after_days = kStalePriceDays;  // sheets older than this are flagged
-  std::string today;                 // YYYY-MM-DD (UTC), for the sheets' age
-  bool has_work() const { return spec.tokens || spec.steps; }
-};
+// The checked run: work, bill terms, currency (gpuplan::RunSettings). Exits 2 naming the flag
+// on a bad value.
 RunSettings build_run_settings(const RunFlags& f, const Workload& w);
 
-// Converts from a sheet's currency to the display currency; exits 2 when no rate is known.
-double to_display(double amount, const std::string& from, const RunSettings& s, const SourceLocation& where);
+// The offer filters every pricing command takes, one definition for all of them.
+struct OfferFlags {
+  std::vector<std::string> providers, gpus, regions, countries, offers;
+  int max_gpus = 0;
+};
+// `gpu_flag`: false when the command defines --gpu itself (estimate checks those GPUs).
+void add_offer_filter_options(CLI::App& cmd, OfferFlags& f, bool gpu_flag = true);
+// Resolves names against the catalog (did-you-mean on a typo); exits 2 on an unknown one.
+OfferFilter build_offer_filter(const OfferFlags& f, const Catalog& c);
 
 }  // namespace gpuplan::cli

@@ -23,18 +23,16 @@ void bad_choice(const std::string& flag, const std::string& value, const char* c
 
 Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   Workload w;
-  w.method = pick("--method", f.method, method_from_string(f.method), "full, lora, qlora, freeze, inference, pretrain");
-  w.precision = pick("--precision", f.precision, precision_from_string(f.precision), "fp32, fp16, bf16, fp8");
-  w.weight_format = pick("--quant", f.quant, weight_format_from_string(f.quant),
-                         "native, fp32, fp16, bf16, fp8, int8, nf4, fp4, int4-gptq, int4-awq");
-  w.optimizer = pick("--optimizer", f.optimizer, optimizer_from_string(f.optimizer),
-                     "adamw, adamw-8bit, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion");
-  w.attention = pick("--attention", f.attention, attention_from_string(f.attention), "eager, sdpa, flash");
-  w.checkpointing = pick("--checkpointing", f.checkpointing, checkpointing_from_string(f.checkpointing), "none, selective, full");
-  w.loss = pick("--loss", f.loss, loss_from_string(f.loss), "standard, chunked, fused");
-  w.sharding = pick("--sharding", f.sharding, sharding_from_string(f.sharding), "ddp, zero1, zero2, zero3, fsdp");
-  w.offload = pick("--offload", f.offload, offload_from_string(f.offload), "none, optimizer, optimizer+params");
-  w.kv_cache_dtype = pick("--kv-cache-dtype", f.kv_dtype, kv_dtype_from_string(f.kv_dtype), "native, fp16, bf16, fp8, int8");
+  w.method = pick_enum<Method>("--method", f.method);
+  w.precision = pick_enum<Precision>("--precision", f.precision);
+  w.weight_format = pick_enum<WeightFormat>("--quant", f.quant);
+  w.optimizer = pick_enum<Optimizer>("--optimizer", f.optimizer);
+  w.attention = pick_enum<Attention>("--attention", f.attention);
+  w.checkpointing = pick_enum<Checkpointing>("--checkpointing", f.checkpointing);
+  w.loss = pick_enum<Loss>("--loss", f.loss);
+  w.sharding = pick_enum<Sharding>("--sharding", f.sharding);
+  w.offload = pick_enum<Offload>("--offload", f.offload);
+  w.kv_cache_dtype = pick_enum<KvDtype>("--kv-cache-dtype", f.kv_dtype);
   std::string bad;
   auto targets = lora_targets_from_string(f.lora_targets, &bad);
   if (!targets) bad_flag("--lora-targets", "unknown target \"" + bad + "\" (expected q,k,v,o,gate,up,down or all-linear)");

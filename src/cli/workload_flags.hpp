@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/model_source.hpp"
+#include "gpuplan/catalog.hpp"
 #include "gpuplan/model.hpp"
 #include "gpuplan/workload.hpp"
 
@@ -39,6 +40,13 @@ template <class E>
 E pick(const std::string& flag, const std::string& value, std::optional<E> parsed, const char* choices) {
   if (parsed) return *parsed;
   bad_choice(flag, value, choices);
+}
+
+// One parser per value kind, the choices taken from the core's enum tables.
+template <class E>
+E pick_enum(const std::string& flag, const std::string& value) {
+  if (auto v = parse_enum<E>(value)) return *v;
+  bad_choice(flag, value, enum_choices<E>().c_str());
 }
 
 }  // namespace gpuplan::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpuplan/name_match.hpp"
+#include "gpuplan/workload.hpp"
 
 namespace gpuplan {
 
@@ -47,6 +48,17 @@ std::optional<Pricing> pricing_from_string(const std::string& s) {
   for (int i = 0; i < kPricingCount; ++i)
     if (s == to_string(static_cast<Pricing>(i))) return static_cast<Pricing>(i);
   return std::nullopt;
+}
+
+template <>
+std::optional<Pricing> parse_enum<Pricing>(const std::string& s) {
+  return pricing_from_string(s);
+}
+template <>
+std::string enum_choices<Pricing>() {
+  std::string out;
+  for (int i = 0; i < kPricingCount; ++i) out += (i ? ", " : "") + std::string(to_string(static_cast<Pricing>(i)));
+  return out;
 }
 
 std::optional<double> FxTable::convert(double amount, const std::string& from, const std::string& to) const {

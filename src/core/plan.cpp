@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "gpuplan/memory.hpp"
-#include "gpuplan/offer_eval.hpp"
 
 namespace gpuplan {
 
@@ -22,6 +21,128 @@ double score(const Candidate& c, Objective o) { return o == Objective::cost ? c.
 
 void consider_best(std::optional<Candidate>& slot, const Candidate& c, Objective o) {
   if (!slot || score(c, o) < score(*slot, o)) slot = c;
+}
+
+struct Search {
+  const PlanInputs& in;
+  const PlanSpace& space;
+  std::size_t keep;
+  RunSpec run;                    // the plan's terms with its tokens; accumulation and pricing per candidate
+  std::vector<int> counts;        // the GPU counts the offers and node counts allow
+  double largest_memory = 0;
+  PlanResult r;
+  std::vector<Candidate> front;   // fitting candidates' (cost, time), pruned as it grows
+};
+
+// The Pareto front: drop what the newcomer dominates, add it unless dominated.
+void update_front(std::vector<Candidate>& front, const Candidate& c) {
+  for (const auto& f : front)
+    if (f.cost <= c.cost && f.wall_seconds <= c.wall_seconds) return;
+  front.erase(std::remove_if(front.begin(), front.end(),
+                             [&](const Candidate& f) { return c.cost <= f.cost && c.wall_seconds <= f.wall_seconds; }),
+              front.end());
+  front.push_back(c);
+}
+
+// Keeps the best `keep`, at most one per offer and pricing so runners-up are real alternatives.
+void update_best(std::vector<Candidate>& best, const Candidate& c, Objective obj, std::size_t keep) {
+  auto same = std::find_if(best.begin(), best.end(), [&](const Candidate& b) { return b.offer == c.offer && b.pricing == c.pricing; });
+  if (same != best.end()) {
+    if (score(c, obj) >= score(*same, obj)) return;
+    *same = c;
+  } else if (best.size() < keep) {
+    best.push_back(c);
+  } else if (score(c, obj) < score(best.back(), obj)) {
+    best.back() = c;
+  } else {
+    return;
+  }
+  std::sort(best.begin(), best.end(), [&](const Candidate& a, const Candidate& b) { return score(a, obj) < score(b, obj); });
+}
+
+void record(Search& s, const Candidate& c) {
+  PlanResult& r = s.r;
+  const Objective obj = s.in.objective;
+  if (!r.cheapest || c.cost < r.cheapest->cost) r.cheapest = c;
+  if (!r.fastest || c.wall_seconds < r.fastest->wall_seconds) r.fastest = c;
+  update_front(s.front, c);
+  if (!c.feasible()) return;
+  consider_best(r.best_by_method[c.method], c, obj);
+  consider_best(r.best_by_precision[c.precision], c, obj);
+  consider_best(r.best_by_optimizer[c.optimizer], c, obj);
+  consider_best(r.best_by_checkpointing[c.checkpointing], c, obj);
+  consider_best(r.best_by_sharding[c.sharding], c, obj);
+  consider_best(r.best_by_pricing[c.pricing], c, obj);
+  update_best(r.best, c, obj, s.keep);
+}
+
+// The inner loop: one prepared variant on every offer and pricing, through the engine.
+void score_offers(Search& s, Candidate c, const PreparedJob& job) {
+  OfferEvaluation e;
+  for (std::size_t k = 0; k < s.in.offers.size(); ++k) {
+    const PlanOffer& po = s.in.offers[k];
+    if (c.gpus % std::max(1, po.offer->gpus) != 0) continue;
+    if (job.per_gpu_bytes > static_cast<double>(po.gpu->memory_bytes)) continue;
+    for (std::size_t q = 0; q < s.space.pricings.size(); ++q) {
+      evaluate_prepared(job, *po.gpu, *po.offer, *po.provider, s.space.pricings[q], e);
+      if (e.excluded == Exclusion::no_precision) break;  // no pricing changes the card
+      if (!e.priced() || !e.cost) continue;
+      ++s.r.evaluated;
+      const RunCost& cost = *e.cost;
+      c.offer = static_cast<int>(k);
+      c.pricing = static_cast<std::uint8_t>(q);
+      c.step_seconds = e.time.step_seconds;
+      c.mfu = e.time.mfu;
+      c.wall_seconds = cost.wall_seconds;
+      c.cost = cost.total * po.to_display;
+      c.gpu_hours = cost.gpu_hours;
+      c.checkpoint_interval_seconds = cost.spot ? cost.spot->checkpoint_interval_seconds : 0;
+      c.expected_preemptions = cost.spot ? cost.spot->expected_preemptions : 0;
+      c.meets_deadline = !s.in.deadline_seconds || c.wall_seconds <= *s.in.deadline_seconds;
+      c.meets_budget = !s.in.budget || c.cost <= *s.in.budget;
+      record(s, c);
+    }
+  }
+}
+
+// One workload variant at one micro-batch and GPU count: prune, prepare once, score offers.
+void search_variant(Search& s, Candidate c) {
+  const Workload w = candidate_workload(s.in, s.space, c);
+  if (!valid_variant(w)) return;
+  // LoRA's optimizer states are tiny: 8-bit variants only matter for full training.
+  if (is_lora(w.method) && w.optimizer != s.space.optimizers.front()) return;
+  // Keep the global batch: micro-batch x accumulation x GPUs.
+  c.grad_accum = 1;
+  if (s.in.global_batch > 0) {
+    const std::int64_t per_step = c.micro_batch * c.gpus;
+    if (per_step > s.in.global_batch || s.in.global_batch % per_step != 0) return;
+    c.grad_accum = static_cast<int>(s.in.global_batch / per_step);
+  }
+  s.r.considered += s.in.offers.size() * s.space.pricings.size();
+  const double need = estimate_memory(s.in.model, s.in.params, w).per_gpu_bytes();
+  if (need > s.largest_memory) return;  // prune: fits no GPU at this count
+  const PreparedJob job = prepare_job(s.in.model, s.in.params, w, s.run, c.grad_accum);
+  c.per_gpu_bytes = job.per_gpu_bytes;
+  score_offers(s, c, job);
+}
+
+void init_search(Search& s) {
+  PlanResult& r = s.r;
+  r.best_by_method.resize(s.space.methods.size());
+  r.best_by_precision.resize(s.space.precisions.size());
+  r.best_by_optimizer.resize(s.space.optimizers.size());
+  r.best_by_checkpointing.resize(s.space.checkpointing.size());
+  r.best_by_sharding.resize(s.space.shardings.size());
+  r.best_by_pricing.resize(s.space.pricings.size());
+  s.run = s.in.run;
+  s.run.tokens = s.in.tokens;
+  s.run.steps.reset();
+  s.run.gpus_fixed = true;
+  for (const auto& o : s.in.offers)
+    for (int n : s.space.nodes) s.counts.push_back(std::max(1, o.offer->gpus) * n);
+  std::sort(s.counts.begin(), s.counts.end());
+  s.counts.erase(std::unique(s.counts.begin(), s.counts.end()), s.counts.end());
+  for (const auto& o : s.in.offers) s.largest_memory = std::max(s.largest_memory, static_cast<double>(o.gpu->memory_bytes));
 }
 
 }  // namespace
@@ -43,26 +164,19 @@ Workload candidate_workload(const PlanInputs& in, const PlanSpace& space, const 
   return w;
 }
 
+RunSpec candidate_run(const PlanInputs& in, const PlanSpace& space, const Candidate& c) {
+  RunSpec run = in.run;
+  run.tokens = in.tokens;
+  run.steps.reset();
+  run.gpus_fixed = true;
+  run.grad_accum = c.grad_accum;
+  run.bill.pricing = space.pricings[c.pricing];
+  return run;
+}
+
 PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_t keep) {
-  PlanResult r;
-  r.best_by_method.resize(space.methods.size());
-  r.best_by_precision.resize(space.precisions.size());
-  r.best_by_optimizer.resize(space.optimizers.size());
-  r.best_by_checkpointing.resize(space.checkpointing.size());
-  r.best_by_sharding.resize(space.shardings.size());
-  r.best_by_pricing.resize(space.pricings.size());
-  const Objective obj = in.objective;
-
-  // The distinct GPU counts the offers and node counts allow.
-  std::vector<int> counts;
-  for (const auto& o : in.offers)
-    for (int n : space.nodes) counts.push_back(std::max(1, o.offer->gpus) * n);
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  double largest_memory = 0;
-  for (const auto& o : in.offers) largest_memory = std::max(largest_memory, static_cast<double>(o.gpu->memory_bytes));
-
-  std::vector<Candidate> front;  // all fitting candidates' (cost, time) for the Pareto front, pruned as it grows
+  Search s{in, space, keep, {}, {}, 0, {}, {}};
+  init_search(s);
   Candidate c;
   for (std::size_t mi = 0; mi < space.methods.size(); ++mi)
   for (std::size_t pi = 0; pi < space.precisions.size(); ++pi)
@@ -71,7 +185,7 @@ PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_
   for (std::size_t ai = 0; ai < space.attention.size(); ++ai)
   for (std::size_t si = 0; si < space.shardings.size(); ++si)
   for (const std::int64_t mb : space.micro_batches)
-  for (const int gpus : counts) {
+  for (const int gpus : s.counts) {
     c.method = static_cast<std::uint8_t>(mi);
     c.precision = static_cast<std::uint8_t>(pi);
     c.optimizer = static_cast<std::uint8_t>(oi);
@@ -80,98 +194,11 @@ PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_
     c.sharding = static_cast<std::uint8_t>(si);
     c.micro_batch = mb;
     c.gpus = gpus;
-    const Workload w = candidate_workload(in, space, c);
-    if (!valid_variant(w)) continue;
-    // LoRA's optimizer states are tiny: 8-bit variants only matter for full training.
-    if (is_lora(w.method) && w.optimizer != space.optimizers.front()) continue;
-    // Keep the global batch: micro-batch x accumulation x GPUs.
-    int accum = 1;
-    if (in.global_batch > 0) {
-      const std::int64_t per_step = mb * gpus;
-      if (per_step > in.global_batch || in.global_batch % per_step != 0) continue;
-      accum = static_cast<int>(in.global_batch / per_step);
-    }
-    c.grad_accum = accum;
-    const MemoryBreakdown mem = estimate_memory(in.model, in.params, w);
-    const double need = mem.per_gpu_bytes();
-    const std::size_t offers = in.offers.size() * space.pricings.size();
-    r.considered += offers;
-    if (need > largest_memory) continue;  // prune: fits no GPU at this count
-    c.per_gpu_bytes = need;
-    const TokenFlops flops = training_flops_per_token(in.model, in.params, w);
-    const double ckpt = checkpoint_bytes(in.model, in.params, w);
-    for (std::size_t k = 0; k < in.offers.size(); ++k) {
-      const PlanOffer& po = in.offers[k];
-      const int per_instance = std::max(1, po.offer->gpus);
-      if (gpus % per_instance != 0) continue;
-      if (need > static_cast<double>(po.gpu->memory_bytes)) continue;
-      if (peak_tflops(*po.gpu, w.precision) <= 0) continue;
-      const StepTime t = estimate_step_time(in.model, in.params, w, accum, *po.gpu, offer_links(*po.offer, *po.gpu), in.time);
-      if (!(t.step_seconds > 0)) continue;
-      const double steps = std::ceil(in.tokens / t.tokens_per_step);
-      const int instances = gpus / per_instance;
-      for (std::size_t q = 0; q < space.pricings.size(); ++q) {
-        ++r.evaluated;
-        RunInputs bill = in.bill;
-        bill.pricing = space.pricings[q];
-        bill.compute_seconds = steps * t.step_seconds;
-        bill.steps = steps;
-        bill.tokens = in.tokens;
-        bill.gpus = gpus;
-        bill.checkpoint_seconds = in.checkpoint_write_gbps > 0 ? ckpt / (in.checkpoint_write_gbps * 1e9 * instances) : 0;
-        const auto cost = price_run(*po.offer, *po.provider, bill);
-        if (!cost || !cost->feasible) continue;
-        c.offer = static_cast<int>(k);
-        c.pricing = static_cast<std::uint8_t>(q);
-        c.step_seconds = t.step_seconds;
-        c.mfu = t.mfu;
-        c.wall_seconds = cost->wall_seconds;
-        c.cost = cost->total * po.to_display;
-        c.gpu_hours = cost->gpu_hours;
-        c.checkpoint_interval_seconds = cost->spot ? cost->spot->checkpoint_interval_seconds : 0;
-        c.expected_preemptions = cost->spot ? cost->spot->expected_preemptions : 0;
-        c.meets_deadline = !in.deadline_seconds || c.wall_seconds <= *in.deadline_seconds;
-        c.meets_budget = !in.budget || c.cost <= *in.budget;
-        (void)flops;
-
-        if (!r.cheapest || c.cost < r.cheapest->cost) r.cheapest = c;
-        if (!r.fastest || c.wall_seconds < r.fastest->wall_seconds) r.fastest = c;
-        // Pareto front: drop what the newcomer dominates, add it unless dominated.
-        bool dominated = false;
-        for (const auto& f : front)
-          if (f.cost <= c.cost && f.wall_seconds <= c.wall_seconds) { dominated = true; break; }
-        if (!dominated) {
-          front.erase(std::remove_if(front.begin(), front.end(),
-                                     [&](const Candidate& f) { return c.cost <= f.cost && c.wall_seconds <= f.wall_seconds; }),
-                      front.end());
-          front.push_back(c);
-        }
-        if (!c.feasible()) continue;
-        consider_best(r.best_by_method[mi], c, obj);
-        consider_best(r.best_by_precision[pi], c, obj);
-        consider_best(r.best_by_optimizer[oi], c, obj);
-        consider_best(r.best_by_checkpointing[ci], c, obj);
-        consider_best(r.best_by_sharding[si], c, obj);
-        consider_best(r.best_by_pricing[q], c, obj);
-        // Keep the best `keep`, at most one per offer and pricing so runners-up are real alternatives.
-        auto same = std::find_if(r.best.begin(), r.best.end(), [&](const Candidate& b) { return b.offer == c.offer && b.pricing == c.pricing; });
-        if (same != r.best.end()) {
-          if (score(c, obj) < score(*same, obj)) *same = c;
-          else continue;
-        } else if (r.best.size() < keep) {
-          r.best.push_back(c);
-        } else if (score(c, obj) < score(r.best.back(), obj)) {
-          r.best.back() = c;
-        } else {
-          continue;
-        }
-        std::sort(r.best.begin(), r.best.end(), [&](const Candidate& a, const Candidate& b) { return score(a, obj) < score(b, obj); });
-      }
-    }
+    search_variant(s, c);
   }
-  std::sort(front.begin(), front.end(), [](const Candidate& a, const Candidate& b) { return a.cost < b.cost; });
-  r.pareto = std::move(front);
-  return r;
+  std::sort(s.front.begin(), s.front.end(), [](const Candidate& a, const Candidate& b) { return a.cost < b.cost; });
+  s.r.pareto = std::move(s.front);
+  return std::move(s.r);
 }
 
 }  // namespace gpuplan

@@ -77,7 +77,9 @@ const char* to_string(Loss v) { return name_of(kLoss, v); }
 
 std::optional<Method> method_from_string(const std::string& s) { return parse(kMethods, s); }
 std::optional<Precision> precision_from_string(const std::string& s) { return parse(kPrecisions, s); }
-std::optional<WeightFormat> weight_format_from_string(const std::string& s) { return parse(kWeightFormats, s); }
+std::optional<WeightFormat> weight_format_from_string(const std::string& s) {
+  return s == "none" ? WeightFormat::native : parse(kWeightFormats, s);
+}
 std::optional<Optimizer> optimizer_from_string(const std::string& s) { return parse(kOptimizers, s); }
 std::optional<Attention> attention_from_string(const std::string& s) { return parse(kAttention, s); }
 std::optional<Checkpointing> checkpointing_from_string(const std::string& s) { return parse(kCheckpointing, s); }
@@ -85,6 +87,32 @@ std::optional<Sharding> sharding_from_string(const std::string& s) { return pars
 std::optional<Offload> offload_from_string(const std::string& s) { return parse(kOffload, s); }
 std::optional<KvDtype> kv_dtype_from_string(const std::string& s) { return parse(kKv, s); }
 std::optional<Loss> loss_from_string(const std::string& s) { return parse(kLoss, s); }
+
+namespace {
+template <class E, std::size_t N>
+std::string join_names(const Names<E, N>& names) {
+  std::string out;
+  for (const auto& [e, n] : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+}  // namespace
+
+#define GPUPLAN_ENUM_TABLE(E, table, parser)                                        \
+  template <>                                                                        \
+  std::optional<E> parse_enum<E>(const std::string& s) { return parser(s); }         \
+  template <>                                                                        \
+  std::string enum_choices<E>() { return join_names(table); }
+GPUPLAN_ENUM_TABLE(Method, kMethods, method_from_string)
+GPUPLAN_ENUM_TABLE(Precision, kPrecisions, precision_from_string)
+GPUPLAN_ENUM_TABLE(WeightFormat, kWeightFormats, weight_format_from_string)
+GPUPLAN_ENUM_TABLE(Optimizer, kOptimizers, optimizer_from_string)
+GPUPLAN_ENUM_TABLE(Attention, kAttention, attention_from_string)
+GPUPLAN_ENUM_TABLE(Checkpointing, kCheckpointing, checkpointing_from_string)
+GPUPLAN_ENUM_TABLE(Sharding, kSharding, sharding_from_string)
+GPUPLAN_ENUM_TABLE(Offload, kOffload, offload_from_string)
+GPUPLAN_ENUM_TABLE(KvDtype, kKv, kv_dtype_from_string)
+GPUPLAN_ENUM_TABLE(Loss, kLoss, loss_from_string)
+#undef GPUPLAN_ENUM_TABLE
 
 std::optional<unsigned> lora_targets_from_string(const std::string& s, std::string* bad) {
   if (s == "all-linear" || s == "all") return kLoraAllLinear;

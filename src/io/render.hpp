@@ -12,9 +12,19 @@ struct Table {
   std::vector<std::string> columns;
   std::vector<Align> align;                    // per column; default left
   std::vector<std::vector<std::string>> rows;
+  // For CSV: raw numbers (no units, no "3.3h", no "%", no bar glyphs) under names that carry
+  // the unit ("wall_seconds", "total_usd"). When empty, CSV prints the display rows.
+  std::vector<std::string> csv_columns;
+  std::vector<std::vector<std::string>> csv_rows;
+  // Columns a narrow table may cut with an ellipsis (long offer ids); none by default, so a
+  // listing never loses the id a user must type.
+  std::vector<std::size_t> cuttable;
 };
 
-std::string render_table(const Table& t, bool color);
+// A table for a terminal of `max_width` columns (0: no limit): when wider, a trailing
+// left-aligned text column wraps onto more lines, then the `cuttable` columns are cut with
+// an ellipsis (down to 12 characters each) and a line under the table says so.
+std::string render_table(const Table& t, bool color, std::size_t max_width = 0);
 std::string render_csv(const Table& t);
 std::string render_markdown(const Table& t);
 

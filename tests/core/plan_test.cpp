@@ -111,3 +111,30 @@ TEST_CASE("a method constraint is respected", "[plan]") {
   CHECK(r.best.front().gpus >= 8);
   CHECK(candidate_workload(in, space, r.best.front()).method == Method::full);
 }
+
+TEST_CASE("a plan costs what the engine says for its configuration, every term included", "[plan]") {
+  Sheet sheet;
+  sheet.p.storage_per_gb_month = 0.2;
+  sheet.p.egress_per_gb = 0.1;
+  PlanInputs in = sheet.inputs();
+  in.run.dataset_gb = 5000;  // storage must reach the plan's bill, as it reaches estimate's
+  in.run.mfu = 0.3;
+  const PlanSpace space = small_space();
+  const PlanResult r = search_plans(in, space);
+  REQUIRE(!r.best.empty());
+  for (const Candidate& c : r.best) {
+    const PlanOffer& po = in.offers[static_cast<std::size_t>(c.offer)];
+    const OfferEvaluation e = evaluate_offer(in.model, in.params, candidate_workload(in, space, c), *po.gpu, *po.offer, *po.provider,
+                                             candidate_run(in, space, c));
+    REQUIRE(e.cost);
+    CHECK(e.cost->total * po.to_display == c.cost);
+    CHECK(e.cost->wall_seconds == c.wall_seconds);
+    CHECK(e.cost->storage > 0);
+    CHECK(e.time.mfu == Approx(0.3));
+  }
+  // --mfu moves the plan: a tenth of the utilisation costs more.
+  in.run.mfu = 0.03;
+  const PlanResult slow = search_plans(in, space);
+  REQUIRE(!slow.best.empty());
+  CHECK(slow.best.front().cost > r.best.front().cost);
+}

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/test_models.hpp"
-#include "gpuplan/offer_eval.hpp"
+#include "gpuplan/evaluate.hpp"
 
 using namespace gpuplan;
 
@@ -36,11 +36,15 @@ TEST_CASE("an 8-GPU instance shards a job whose replicas do not fit", "[offer]")
   RunSpec run;
   const OfferEvaluation one = evaluate_offer(m, pc, w, gpu80(), node(1, 2), p, run);
   CHECK_FALSE(one.fits);
-  CHECK(one.excluded.find("GiB per GPU") != std::string::npos);
+  CHECK(one.excluded == Exclusion::does_not_fit);
+  CHECK(exclusion_text(one, gpu80(), Pricing::on_demand).find("does not fit: needs") != std::string::npos);
+  CHECK(exclusion_text(one, gpu80(), Pricing::on_demand).find("g80 has 80 GiB") != std::string::npos);
   const OfferEvaluation eight = evaluate_offer(m, pc, w, gpu80(), node(8, 2), p, run);
   CHECK(eight.fits);
   CHECK(eight.workload.gpus == 8);
   CHECK(eight.workload.sharding == Sharding::fsdp);
+  CHECK(eight.resharded);
+  CHECK_FALSE(one.resharded);
 }
 
 TEST_CASE("without a run size, costs come from the hourly rate", "[offer]") {
@@ -90,8 +94,62 @@ TEST_CASE("offers without the pricing or the precision are excluded with a reaso
   Provider p;
   RunSpec run;
   run.bill.pricing = Pricing::spot;
-  CHECK(evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run).excluded == "no spot price");
+  const OfferEvaluation spot = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  CHECK(spot.excluded == Exclusion::no_price);
+  CHECK(exclusion_text(spot, gpu80(), Pricing::spot) == "no spot price");
   run.bill.pricing = Pricing::on_demand;
   w.precision = Precision::fp8;
-  CHECK(evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run).excluded.find("no fp8") != std::string::npos);
+  const OfferEvaluation fp8 = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  CHECK(fp8.excluded == Exclusion::no_precision);
+  CHECK(exclusion_text(fp8, gpu80(), Pricing::on_demand).find("no fp8") != std::string::npos);
+}
+
+TEST_CASE("every term of the run reaches the bill: storage, egress, --mfu", "[offer]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  Workload w;
+  w.method = Method::lora;
+  Provider p;
+  p.storage_per_gb_month = 0.1;
+  p.egress_per_gb = 0.09;
+  RunSpec run;
+  run.tokens = 1e9;
+  const OfferEvaluation base = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  REQUIRE(base.cost);
+  run.dataset_gb = 5000;
+  const OfferEvaluation big_data = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  CHECK(big_data.cost->storage > base.cost->storage);
+  CHECK(big_data.cost->total > base.cost->total);
+  run.mfu = 0.10;
+  const OfferEvaluation slow = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  run.mfu = 0.90;
+  const OfferEvaluation fast = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  CHECK(slow.time.mfu == Approx(0.10));
+  CHECK(fast.time.mfu == Approx(0.90).epsilon(0.05));
+  CHECK(slow.cost->wall_seconds > 5 * fast.cost->wall_seconds);
+}
+
+TEST_CASE("the prepared path and the one-call path give identical numbers", "[offer]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  Workload w;
+  w.method = Method::qlora;
+  w.weight_format = WeightFormat::nf4;
+  w.gpus = 2;
+  Provider p;
+  p.storage_per_gb_month = 0.1;
+  RunSpec run;
+  run.tokens = 3e8;
+  run.gpus_fixed = true;
+  run.dataset_gb = 40;
+  run.mfu = 0.4;
+  const OfferEvaluation a = evaluate_offer(m, pc, w, gpu80(), node(2, 1.5), p, run);
+  const PreparedJob j = prepare_job(m, pc, w, run, run.grad_accum);
+  OfferEvaluation b;
+  evaluate_prepared(j, gpu80(), node(2, 1.5), p, run.bill.pricing, b);
+  REQUIRE(a.cost);
+  REQUIRE(b.cost);
+  CHECK(a.cost->total == b.cost->total);
+  CHECK(a.cost->wall_seconds == b.cost->wall_seconds);
+  CHECK(a.per_gpu_bytes == b.per_gpu_bytes);
 }

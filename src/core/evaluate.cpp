@@ -1,0 +1,189 @@
+#include "gpuplan/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+namespace {
+
+// The whole model's states on one GPU, unsharded: what a checkpoint must hold.
+MemoryBreakdown unsharded(const ModelArch& m, const ParamCounts& pc, Workload w) {
+  w.gpus = 1;
+  w.tensor_parallel = 1;
+  w.sharding = Sharding::ddp;
+  w.offload = Offload::none;
+  return estimate_memory(m, pc, w);
+}
+
+// A step's time: training steps over the offer's links, or one decode token for every
+// sequence of every replica.
+StepTime step_time(const PreparedJob& j, const Gpu& gpu, const Offer& offer) {
+  const Workload& w = j.workload;
+  if (is_training(w.method)) return estimate_step_time(*j.model, *j.params, w, j.grad_accum, gpu, offer_links(offer, gpu), j.time);
+  const DecodeTime d = estimate_decode(*j.model, *j.params, w, gpu, j.time);
+  const int replicas = std::max(1, w.gpus / std::max(1, w.tensor_parallel));
+  StepTime t;
+  t.step_seconds = d.step_seconds;
+  t.tokens_per_step = static_cast<double>(w.micro_batch) * replicas;
+  t.tokens_per_second = d.tokens_per_second * replicas;
+  t.tokens_per_second_per_gpu = t.tokens_per_second / std::max(1, w.gpus);
+  t.compute_seconds = d.step_seconds;
+  t.peak_tflops = peak_tflops(gpu, w.precision);
+  return t;
+}
+
+// The bill for the run's work (when a size was given) on `instances` instances.
+void bill_run(const PreparedJob& j, const Offer& offer, const Provider& provider, Pricing pricing, int instances,
+              OfferEvaluation& e) {
+  const RunSpec& run = *j.run;
+  RunInputs in = run.bill;
+  in.pricing = pricing;
+  in.compute_seconds = e.steps * e.time.step_seconds;
+  in.steps = e.steps;
+  in.tokens = e.tokens;
+  in.gpus = j.workload.gpus;
+  in.checkpoint_seconds = run.checkpoint_write_gbps > 0 ? j.checkpoint_bytes / (run.checkpoint_write_gbps * 1e9 * instances) : 0;
+  in.storage_gb = run.dataset_gb + std::max(0, run.keep_checkpoints) * j.checkpoint_bytes / 1e9;
+  in.egress_gb = run.egress_final_weights ? j.result_bytes / 1e9 : 0;
+  e.cost = price_run(offer, provider, in);
+  if (!e.cost) return;
+  if (e.cost->feasible) {
+    e.per_step = e.cost->per_step;
+    e.per_million_tokens = e.cost->per_million_tokens;
+  } else {
+    e.excluded = Exclusion::cannot_finish;
+    e.infeasible_reason = e.cost->infeasible_reason;
+  }
+}
+
+}  // namespace
+
+Links offer_links(const Offer& offer, const Gpu& gpu) {
+  Links l;
+  l.gpus_per_node = std::max(1, offer.gpus);
+  l.intra_node_gbps = offer.interconnect_gbps.value_or(gpu.interconnect_gbps);
+  l.inter_node_gbps = offer.network_gbps ? *offer.network_gbps / 8.0 : 0.0;  // Gb/s -> GB/s
+  return l;
+}
+
+double checkpoint_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
+  if (!is_training(w.method)) return 0;
+  const MemoryBreakdown r = unsharded(m, pc, w);
+  const double base = is_lora(w.method) ? r[MemComponent::adapters] : r[MemComponent::weights];
+  return base + r[MemComponent::optimizer] + r[MemComponent::master_weights];
+}
+
+double result_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
+  if (!is_training(w.method)) return 0;
+  if (is_lora(w.method)) return unsharded(m, pc, w)[MemComponent::adapters];
+  return pc.total() * 2.0;
+}
+
+PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSpec& run, int grad_accum) {
+  PreparedJob j;
+  j.model = &m;
+  j.params = &pc;
+  j.run = &run;
+  j.workload = w;
+  j.grad_accum = std::max(1, grad_accum);
+  j.per_gpu_bytes = estimate_memory(m, pc, w).per_gpu_bytes();
+  j.checkpoint_bytes = checkpoint_bytes(m, pc, w);
+  j.result_bytes = result_bytes(m, pc, w);
+  j.time = run.time;
+  if (run.mfu && *run.mfu > 0) {
+    // --mfu is model FLOPs; the time model runs on hardware FLOPs (recomputation included).
+    const TokenFlops f = training_flops_per_token(m, pc, w);
+    j.time.hfu = *run.mfu * (f.model > 0 ? f.hardware / f.model : 1.0);
+  }
+  return j;
+}
+
+void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer, const Provider& provider, Pricing pricing,
+                       OfferEvaluation& e) {
+  const RunSpec& run = *j.run;
+  const Workload& w = j.workload;
+  e.workload = w;
+  e.excluded = Exclusion::none;
+  e.infeasible_reason = "";
+  e.cost.reset();
+  e.steps = e.tokens = 0;
+  e.per_gpu_bytes = j.per_gpu_bytes;
+  e.capacity_bytes = static_cast<double>(gpu.memory_bytes);
+  e.checkpoint_bytes = j.checkpoint_bytes;
+  e.fits = e.per_gpu_bytes <= e.capacity_bytes;
+  if (w.gpus % std::max(1, w.tensor_parallel) != 0) e.excluded = Exclusion::bad_gpu_count;
+  else if (!e.fits) e.excluded = Exclusion::does_not_fit;
+  else if (peak_tflops(gpu, w.precision) <= 0) e.excluded = Exclusion::no_precision;
+  const auto price = offer.price(pricing);
+  if (e.excluded == Exclusion::none && !price) e.excluded = Exclusion::no_price;
+  if (e.excluded != Exclusion::none) return;
+
+  e.time = step_time(j, gpu, offer);
+  const double useful_per_step = e.time.tokens_per_step * std::clamp(run.padding_efficiency, 1e-6, 1.0);
+  if (run.tokens) {
+    e.tokens = *run.tokens;
+    e.steps = std::ceil(*run.tokens / useful_per_step);
+  } else if (run.steps) {
+    e.steps = *run.steps;
+    e.tokens = *run.steps * useful_per_step;
+  }
+  const int per_instance = std::max(1, offer.gpus);
+  const int instances = (w.gpus + per_instance - 1) / per_instance;
+  const TaxTerms tax = tax_terms(provider, run.bill);
+  e.rate_per_hour = *price * tax.pre_tax * instances * per_instance * (1.0 + tax.rate);
+  const double busy = 1.0 - std::clamp(run.bill.idle_fraction, 0.0, 0.99);
+  e.per_step = e.rate_per_hour * e.time.step_seconds / 3600.0 / busy;
+  e.per_million_tokens = e.per_step / useful_per_step * 1e6;
+  if (e.steps > 0) bill_run(j, offer, provider, pricing, instances, e);
+}
+
+int gpus_on_offer(const Workload& w, const Offer& offer, const RunSpec& run) {
+  if (run.gpus_fixed) return w.gpus;
+  return std::max(1, offer.gpus) * std::max(1, run.nodes);
+}
+
+OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const Workload& base, const Gpu& gpu,
+                               const Offer& offer, const Provider& provider, const RunSpec& run) {
+  Workload w = base;
+  w.gpus = gpus_on_offer(base, offer, run);
+  if (!run.gpus_fixed && w.gpus % std::max(1, w.tensor_parallel) != 0) w.tensor_parallel = 1;
+  PreparedJob j = prepare_job(m, pc, w, run, run.grad_accum);
+  bool resharded = false;
+  // Several replicas do not fit: shard the model states across the GPUs, as a user would.
+  if (j.per_gpu_bytes > static_cast<double>(gpu.memory_bytes) && w.gpus > 1 && w.sharding == Sharding::ddp) {
+    Workload sharded = w;
+    sharded.sharding = Sharding::fsdp;
+    PreparedJob s = prepare_job(m, pc, sharded, run, run.grad_accum);
+    if (s.per_gpu_bytes <= static_cast<double>(gpu.memory_bytes)) {
+      j = s;
+      resharded = true;
+    }
+  }
+  OfferEvaluation e;
+  evaluate_prepared(j, gpu, offer, provider, run.bill.pricing, e);
+  e.resharded = resharded;
+  return e;
+}
+
+std::string exclusion_text(const OfferEvaluation& e, const Gpu& gpu, Pricing pricing) {
+  switch (e.excluded) {
+    case Exclusion::none: return "";
+    case Exclusion::does_not_fit:
+      return "does not fit: needs " + std::to_string(static_cast<long long>(std::ceil(e.per_gpu_bytes / kGiB))) + " GiB per GPU on " +
+             std::to_string(e.workload.gpus) + " GPU" + (e.workload.gpus == 1 ? "" : "s") + " (" + to_string(e.workload.sharding) +
+             "), " + gpu.id + " has " + std::to_string(static_cast<long long>(e.capacity_bytes / kGiB)) + " GiB";
+    case Exclusion::no_precision:
+      return gpu.id + " has no " + std::string(to_string(e.workload.precision)) + " tensor throughput in the catalog";
+    case Exclusion::no_price: return std::string("no ") + to_string(pricing) + " price";
+    case Exclusion::cannot_finish: return e.infeasible_reason;
+    case Exclusion::bad_gpu_count:
+      return std::to_string(e.workload.gpus) + " GPUs do not split into tensor-parallel groups of " +
+             std::to_string(e.workload.tensor_parallel);
+  }
+  return "";
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,33 @@
+#pragma once
+// How numbers are spelled for people: fixed decimals, money, durations, GiB. One place, so
+// every table spells a quantity the same way; CSV and JSON carry the raw numbers instead.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace gpuplan::io {
+
+inline std::string num(double v, int decimals = 1) { return fmt::format("{:.{}f}", v, decimals); }
+inline std::string opt_num(const std::optional<double>& v, int decimals = 2) { return v ? num(*v, decimals) : "-"; }
+
+// Raw value for CSV/JSON-like output: shortest round-trip form.
+inline std::string raw(double v) { return fmt::format("{}", v); }
+inline std::string raw(const std::optional<double>& v) { return v ? raw(*v) : ""; }
+
+// Money with precision that suits its size: 1234, 12.34, 0.1234.
+inline std::string money(double v) { return v >= 100 ? num(v, 0) : v >= 1 ? num(v, 2) : num(v, 4); }
+
+// 45.0s, 12.5m, 3.3h, 4.2d.
+inline std::string duration(double seconds) {
+  if (seconds < 120) return num(seconds, 1) + "s";
+  if (seconds < 7200) return num(seconds / 60, 1) + "m";
+  if (seconds < 3 * 86400) return num(seconds / 3600, 1) + "h";
+  return num(seconds / 86400, 1) + "d";
+}
+
+// "1 GPU", "8 GPUs".
+inline std::string count_of(long long n, const std::string& what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); }
+
+}  // namespace gpuplan::io
