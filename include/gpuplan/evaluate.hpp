@@ -45,14 +45,14 @@ enum class Exclusion : std::uint8_t {
   no_precision,     // the card has no tensor throughput at the compute precision
   no_price,         // the sheet has no price for the pricing asked
   cannot_finish,    // spot: preemptions too frequent, or restarts past the cap
-  bad_gpu_count,    // the GPU count does not split into the tensor-parallel degree
+  bad_layout,       // the parallel layout cannot run there (parallel_layout_problem says why)
 };
 
 struct OfferEvaluation {
   Workload workload;                // as run on this offer (GPU count, sharding)
   bool fits = false;                // memory fits (the offer may still be excluded for another reason)
   Exclusion excluded = Exclusion::none;
-  const char* infeasible_reason = "";  // cannot_finish: the cost model's literal
+  const char* infeasible_reason = "";  // cannot_finish, bad_layout: the model's literal
   bool resharded = false;           // the job's DDP replicas did not fit: sharded (FSDP) to fit
   double per_gpu_bytes = 0;
   double capacity_bytes = 0;        // the card's memory

@@ -38,6 +38,10 @@ struct PlanSpace {
   std::vector<Sharding> shardings{Sharding::ddp, Sharding::zero2, Sharding::fsdp};
   std::vector<int> nodes{1, 2, 4, 8};  // instances of an offer
   std::vector<Pricing> pricings{Pricing::on_demand, Pricing::spot, Pricing::reserved_1y};
+  // Model parallelism (Megatron layout): tensor-parallel degrees inside an instance and
+  // pipeline stages; data parallelism takes the remaining GPUs. {1} = data parallel only.
+  std::vector<int> tensor_parallel{1};
+  std::vector<int> pipeline_parallel{1};
 };
 
 enum class Objective { cost, time };
@@ -60,6 +64,7 @@ struct PlanInputs {
 // One evaluated configuration (indices into PlanSpace's lists and PlanInputs::offers).
 struct Candidate {
   std::uint8_t method = 0, precision = 0, optimizer = 0, checkpointing = 0, attention = 0, sharding = 0, pricing = 0;
+  std::uint8_t tensor_parallel = 0, pipeline_parallel = 0;
   std::int64_t micro_batch = 1;
   int grad_accum = 1;
   int gpus = 1;

@@ -35,7 +35,12 @@ nlohmann::json time_json(const StepTime& t) {
           {"mfu", t.mfu},
           {"hfu", t.hfu},
           {"scaling_efficiency", t.scaling_efficiency},
-          {"comm_seconds", t.comm_seconds}};
+          {"comm_seconds", t.comm_seconds},
+          {"exposed_comm_seconds", t.exposed_comm_seconds},
+          {"tp_comm_seconds", t.tp_comm_seconds},
+          {"bubble_seconds", t.bubble_seconds},
+          {"offload_seconds", t.offload_seconds},
+          {"data_parallel", t.data_parallel}};
 }
 
 const char* component_label(MemComponent c) {
@@ -129,7 +134,9 @@ void add_memory(const ResolvedModel& rm, const Workload& w, const MemoryBreakdow
                         {"optimizer", to_string(w.optimizer)}, {"micro_batch", w.micro_batch}, {"seq_len", w.seq_len},
                         {"attention", to_string(w.attention)}, {"checkpointing", to_string(w.checkpointing)},
                         {"gpus", w.gpus}, {"sharding", to_string(w.sharding)}, {"offload", to_string(w.offload)},
-                        {"tensor_parallel", w.tensor_parallel}, {"lora_rank", w.lora_rank}};
+                        {"tensor_parallel", w.tensor_parallel}, {"pipeline_parallel", w.pipeline_parallel},
+                        {"context_parallel", w.context_parallel}, {"expert_parallel", w.expert_parallel},
+                        {"sequence_parallel", w.sequence_parallel}, {"lora_rank", w.lora_rank}};
   r.json["params"] = {{"total", static_cast<std::int64_t>(std::llround(mem.params_total))},
                       {"trainable", static_cast<std::int64_t>(std::llround(mem.params_trainable))}};
   r.json["memory"] = {{"per_gpu_bytes", static_cast<std::int64_t>(std::llround(total))},

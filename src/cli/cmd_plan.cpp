@@ -29,6 +29,7 @@ struct PlanFlags {
   std::string objective = "cost", methods = "full,lora,qlora", precisions = "bf16", optimizers = "adamw,adamw-8bit";
   std::string pricings = "on-demand", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
   std::string micro_batches = "1,2,4,8,16,32", emit, out;
+  std::string tensor_parallels, pipeline_parallels;  // "" = by model size (see parallel_degrees)
   int max_nodes = 8, top = 5;
   long long global_batch = 0;
 };
@@ -54,6 +55,25 @@ std::vector<E> parse_list(const std::string& flag, const std::string& text) {
 std::string money(double v, const std::string& cur) { return num(v, v >= 100 ? 0 : 2) + " " + cur; }
 std::string hours(double s) { return s < 3600 ? num(s / 60, 0) + " min" : num(s / 3600, 1) + " h"; }
 
+std::vector<int> int_list(const std::string& flag, const std::string& text) {
+  std::vector<int> out;
+  for (const auto& s : split(text)) {
+    auto v = parse_int(s, 1, 1024);
+    if (!v) bad_flag(flag, v.error);
+    out.push_back(static_cast<int>(*v.value));
+  }
+  if (out.empty()) bad_flag(flag, "needs at least one value");
+  return out;
+}
+
+// Dense models past ~30B parameters are trained with tensor and pipeline parallelism
+// (Megatron, NeMo, Llama 3); smaller ones run data parallel with sharding.
+void parallel_degrees(PlanFlags& f, const ModelArch& m) {
+  const bool large_dense = count_params(m).total() >= 30e9 && m.experts <= 1;
+  if (f.tensor_parallels.empty()) f.tensor_parallels = large_dense ? "1,2,4,8" : "1";
+  if (f.pipeline_parallels.empty()) f.pipeline_parallels = large_dense ? "1,2,4,8" : "1";
+}
+
 PlanSpace build_space(const PlanFlags& f) {
   PlanSpace space;
   space.methods = parse_list<Method>("--methods", f.methods);
@@ -71,6 +91,8 @@ PlanSpace build_space(const PlanFlags& f) {
     space.micro_batches.push_back(*v.value);
   }
   if (space.micro_batches.empty()) bad_flag("--micro-batches", "needs at least one value");
+  space.tensor_parallel = int_list("--tensor-parallels", f.tensor_parallels);
+  space.pipeline_parallel = int_list("--pipeline-parallels", f.pipeline_parallels);
   if (f.max_nodes < 1 || f.max_nodes > 1024) bad_flag("--max-nodes", "expected 1 to 1024");
   space.nodes.clear();
   for (int n = 1; n <= f.max_nodes; n *= 2) space.nodes.push_back(n);
@@ -117,7 +139,8 @@ PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workl
 void check_size(const PlanSpace& space, const PlanInputs& in) {
   const std::uint64_t size = static_cast<std::uint64_t>(space.methods.size() * space.precisions.size() * space.optimizers.size() *
                                                          space.checkpointing.size() * space.shardings.size() *
-                                                         space.micro_batches.size() * space.nodes.size() * space.pricings.size()) *
+                                                         space.micro_batches.size() * space.nodes.size() * space.pricings.size() *
+                                                         space.tensor_parallel.size() * space.pipeline_parallel.size()) *
                              in.offers.size();
   if (size > kMaxSearch)
     bad_flag("--max-nodes", "the search space holds " + std::to_string(size) + " configurations (limit " + std::to_string(kMaxSearch) +
@@ -137,6 +160,7 @@ nlohmann::json candidate_json(const PlanView& v, const Candidate& c) {
                       {"optimizer", to_string(w.optimizer)},   {"checkpointing", to_string(w.checkpointing)},
                       {"attention", to_string(w.attention)},   {"sharding", to_string(w.sharding)},
                       {"micro_batch", c.micro_batch},          {"grad_accum", c.grad_accum},
+                      {"tensor_parallel", w.tensor_parallel},  {"pipeline_parallel", w.pipeline_parallel},
                       {"gpus", c.gpus},                        {"provider", po.provider->id},
                       {"offer", po.offer->id},                 {"gpu", po.offer->gpu},
                       {"pricing", to_string(v.space.pricings[c.pricing])},
@@ -148,6 +172,14 @@ nlohmann::json candidate_json(const PlanView& v, const Candidate& c) {
   if (v.space.pricings[c.pricing] == Pricing::spot)
     j["spot"] = {{"checkpoint_interval_seconds", c.checkpoint_interval_seconds}, {"expected_preemptions", c.expected_preemptions}};
   return j;
+}
+
+// "8 fsdp", "64 tp8 pp2 ddp".
+std::string gpus_text(int gpus, const Workload& w) {
+  std::string s = std::to_string(gpus);
+  if (w.tensor_parallel > 1) s += " tp" + std::to_string(w.tensor_parallel);
+  if (w.pipeline_parallel > 1) s += " pp" + std::to_string(w.pipeline_parallel);
+  return s + " " + to_string(w.sharding);
 }
 
 io::Table candidates_table(const PlanView& v, const std::string& title, const std::vector<Candidate>& cs, std::size_t limit) {
@@ -165,7 +197,7 @@ io::Table candidates_table(const PlanView& v, const std::string& title, const st
     const Workload w = candidate_workload(v.in, v.space, c);
     const char* pricing = to_string(v.space.pricings[c.pricing]);
     t.rows.push_back({to_string(w.method), std::string(to_string(w.precision)) + "/" + to_string(w.optimizer), to_string(w.checkpointing),
-                      std::to_string(c.micro_batch) + "x" + std::to_string(c.grad_accum), std::to_string(c.gpus) + " " + to_string(w.sharding),
+                      std::to_string(c.micro_batch) + "x" + std::to_string(c.grad_accum), gpus_text(c.gpus, w),
                       po.offer->key(), pricing, num(c.per_gpu_bytes / kGiB, 1), hours(c.wall_seconds), money(c.cost, v.currency)});
     t.csv_rows.push_back({to_string(w.method), to_string(w.precision), to_string(w.optimizer), to_string(w.checkpointing),
                           std::to_string(c.micro_batch), std::to_string(c.grad_accum), std::to_string(c.gpus), to_string(w.sharding),
@@ -399,6 +431,8 @@ void setup_plan(CLI::App& app) {
   cmd->add_option("--shardings", f->shardings, "Sharding strategies to try")->capture_default_str();
   cmd->add_option("--micro-batches", f->micro_batches, "Micro-batch sizes to try")->capture_default_str();
   cmd->add_option("--pricings", f->pricings, "Pricings to try, e.g. on-demand,spot (spot only when listed)")->capture_default_str();
+  cmd->add_option("--tensor-parallels", f->tensor_parallels, "Tensor-parallel degrees to try (default: 1,2,4,8 for dense models of 30B+, else 1)");
+  cmd->add_option("--pipeline-parallels", f->pipeline_parallels, "Pipeline stages to try (default: 1,2,4,8 for dense models of 30B+, else 1)");
   cmd->add_option("--max-nodes", f->max_nodes, "Most instances of one offer (1, 2, 4, ... up to this)")->capture_default_str();
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step to keep (default: free)");
   cmd->add_option("--top", f->top, "Runners-up to show")->capture_default_str();
@@ -414,6 +448,10 @@ void setup_plan(CLI::App& app) {
     narrow(*cmd, "--sharding", "--shardings", g.workload.sharding, g.shardings);
     narrow(*cmd, "--micro-batch", "--micro-batches", g.workload.micro_batch, g.micro_batches);
     narrow(*cmd, "--pricing", "--pricings", g.run.pricing, g.pricings);
+    narrow(*cmd, "--tensor-parallel", "--tensor-parallels", std::to_string(g.workload.tensor_parallel), g.tensor_parallels);
+    narrow(*cmd, "--pipeline-parallel", "--pipeline-parallels", std::to_string(g.workload.pipeline_parallel), g.pipeline_parallels);
+    g.workload.tensor_parallel = g.workload.pipeline_parallel = 1;  // searched per candidate
+    parallel_degrees(g, resolve_model(g.workload.model).arch);
     run_plan(g);
   });
 }

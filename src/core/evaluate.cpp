@@ -114,8 +114,10 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   e.capacity_bytes = static_cast<double>(gpu.memory_bytes);
   e.checkpoint_bytes = j.checkpoint_bytes;
   e.fits = e.per_gpu_bytes <= e.capacity_bytes;
-  if (w.gpus % std::max(1, w.tensor_parallel) != 0) e.excluded = Exclusion::bad_gpu_count;
-  else if (!e.fits) e.excluded = Exclusion::does_not_fit;
+  if (const char* why = parallel_layout_problem(*j.model, w)) {
+    e.excluded = Exclusion::bad_layout;
+    e.infeasible_reason = why;
+  } else if (!e.fits) e.excluded = Exclusion::does_not_fit;
   else if (peak_tflops(gpu, w.precision) <= 0) e.excluded = Exclusion::no_precision;
   const auto price = offer.price(pricing);
   if (e.excluded == Exclusion::none && !price) e.excluded = Exclusion::no_price;
@@ -149,7 +151,6 @@ OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const 
                                const Offer& offer, const Provider& provider, const RunSpec& run) {
   Workload w = base;
   w.gpus = gpus_on_offer(base, offer, run);
-  if (!run.gpus_fixed && w.gpus % std::max(1, w.tensor_parallel) != 0) w.tensor_parallel = 1;
   PreparedJob j = prepare_job(m, pc, w, run, run.grad_accum);
   bool resharded = false;
   // Several replicas do not fit: shard the model states across the GPUs, as a user would.
@@ -179,9 +180,8 @@ std::string exclusion_text(const OfferEvaluation& e, const Gpu& gpu, Pricing pri
       return gpu.id + " has no " + std::string(to_string(e.workload.precision)) + " tensor throughput in the catalog";
     case Exclusion::no_price: return std::string("no ") + to_string(pricing) + " price";
     case Exclusion::cannot_finish: return e.infeasible_reason;
-    case Exclusion::bad_gpu_count:
-      return std::to_string(e.workload.gpus) + " GPUs do not split into tensor-parallel groups of " +
-             std::to_string(e.workload.tensor_parallel);
+    case Exclusion::bad_layout:
+      return std::string(e.infeasible_reason) + " (" + std::to_string(e.workload.gpus) + " GPUs; give --gpus to fix the count)";
   }
   return "";
 }

@@ -82,6 +82,8 @@ void score_offers(Search& s, Candidate c, const PreparedJob& job) {
   for (std::size_t k = 0; k < s.in.offers.size(); ++k) {
     const PlanOffer& po = s.in.offers[k];
     if (c.gpus % std::max(1, po.offer->gpus) != 0) continue;
+    // A tensor-parallel group talks every layer: keep it inside one instance.
+    if (job.workload.tensor_parallel > std::max(1, po.offer->gpus)) continue;
     if (job.per_gpu_bytes > static_cast<double>(po.gpu->memory_bytes)) continue;
     for (std::size_t q = 0; q < s.space.pricings.size(); ++q) {
       evaluate_prepared(job, *po.gpu, *po.offer, *po.provider, s.space.pricings[q], e);
@@ -111,10 +113,11 @@ void search_variant(Search& s, Candidate c) {
   if (!valid_variant(w)) return;
   // LoRA's optimizer states are tiny: 8-bit variants only matter for full training.
   if (is_lora(w.method) && w.optimizer != s.space.optimizers.front()) return;
-  // Keep the global batch: micro-batch x accumulation x GPUs.
+  if (parallel_layout_problem(s.in.model, w)) return;
+  // Keep the global batch: micro-batch x accumulation x data-parallel replicas.
   c.grad_accum = 1;
   if (s.in.global_batch > 0) {
-    const std::int64_t per_step = c.micro_batch * c.gpus;
+    const std::int64_t per_step = c.micro_batch * data_parallel(w);
     if (per_step > s.in.global_batch || s.in.global_batch % per_step != 0) return;
     c.grad_accum = static_cast<int>(s.in.global_batch / per_step);
   }
@@ -157,7 +160,8 @@ Workload candidate_workload(const PlanInputs& in, const PlanSpace& space, const 
   w.sharding = space.shardings[c.sharding];
   w.micro_batch = c.micro_batch;
   w.gpus = c.gpus;
-  w.tensor_parallel = 1;
+  w.tensor_parallel = space.tensor_parallel.empty() ? 1 : space.tensor_parallel[c.tensor_parallel];
+  w.pipeline_parallel = space.pipeline_parallel.empty() ? 1 : space.pipeline_parallel[c.pipeline_parallel];
   w.pure_bf16 = false;
   if (w.method == Method::qlora && w.weight_format == WeightFormat::native) w.weight_format = WeightFormat::nf4;
   if (w.method != Method::qlora && w.method != Method::inference) w.weight_format = WeightFormat::native;
@@ -184,6 +188,8 @@ PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_
   for (std::size_t ci = 0; ci < space.checkpointing.size(); ++ci)
   for (std::size_t ai = 0; ai < space.attention.size(); ++ai)
   for (std::size_t si = 0; si < space.shardings.size(); ++si)
+  for (std::size_t ti = 0; ti < std::max<std::size_t>(1, space.tensor_parallel.size()); ++ti)
+  for (std::size_t qi = 0; qi < std::max<std::size_t>(1, space.pipeline_parallel.size()); ++qi)
   for (const std::int64_t mb : space.micro_batches)
   for (const int gpus : s.counts) {
     c.method = static_cast<std::uint8_t>(mi);
@@ -192,6 +198,8 @@ PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_
     c.checkpointing = static_cast<std::uint8_t>(ci);
     c.attention = static_cast<std::uint8_t>(ai);
     c.sharding = static_cast<std::uint8_t>(si);
+    c.tensor_parallel = static_cast<std::uint8_t>(ti);
+    c.pipeline_parallel = static_cast<std::uint8_t>(qi);
     c.micro_batch = mb;
     c.gpus = gpus;
     search_variant(s, c);

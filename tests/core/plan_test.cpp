@@ -138,3 +138,26 @@ TEST_CASE("a plan costs what the engine says for its configuration, every term i
   REQUIRE(!slow.best.empty());
   CHECK(slow.best.front().cost > r.best.front().cost);
 }
+
+TEST_CASE("tensor and pipeline parallelism are searched; the global batch counts data-parallel replicas", "[plan]") {
+  const Sheet sheet;
+  PlanInputs in = sheet.inputs();
+  in.global_batch = 16;
+  PlanSpace space = small_space();
+  space.methods = {Method::full};
+  space.shardings = {Sharding::ddp};  // replicas of 8B full training fit nowhere: only TP/PP can split it
+  space.tensor_parallel = {1, 2, 4, 8};
+  space.pipeline_parallel = {1, 2};
+  const PlanResult r = search_plans(in, space);
+  REQUIRE(!r.best.empty());
+  for (const Candidate& c : r.best) {
+    const Workload w = candidate_workload(in, space, c);
+    CHECK(w.tensor_parallel * w.pipeline_parallel > 1);
+    CHECK(parallel_layout_problem(in.model, w) == nullptr);
+    CHECK(c.micro_batch * c.grad_accum * data_parallel(w) == 16);
+    CHECK(w.tensor_parallel <= in.offers[static_cast<std::size_t>(c.offer)].offer->gpus);
+  }
+  space.tensor_parallel = {1};
+  space.pipeline_parallel = {1};
+  CHECK(search_plans(in, space).best.empty());
+}
