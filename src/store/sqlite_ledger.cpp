@@ -42,11 +42,16 @@ class SqliteLedger : public LedgerStore {
   SqliteLedger(const std::string& path, bool create) : path_(path) {
     const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
     if (!create && !exists(path)) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open file: no such file");
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("cannot open");
-    sqlite3_busy_timeout(db_, static_cast<int>(lock_timeout_seconds() * 1000));
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=FULL");
-    migrate();
+    try {
+      if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("cannot open");
+      sqlite3_busy_timeout(db_, static_cast<int>(lock_timeout_seconds() * 1000));
+      exec("PRAGMA journal_mode=WAL");
+      exec("PRAGMA synchronous=FULL");
+      migrate();
+    } catch (...) {
+      sqlite3_close(db_);  // the destructor does not run for a constructor that throws
+      throw;
+    }
   }
   ~SqliteLedger() override { sqlite3_close(db_); }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The JSON Lines ledger under stress (issue 16 items 4, 10, 11, 12): a held lock times out with a
+# The JSON Lines ledger under stress (issue 16 items 4, 10, 11, 12; SQLite on a full disk too): a held lock times out with a
 # message naming the file; a failed append (file-size limit, full disk) leaves the file exactly as
 # it was and says why; a ledger over 64 MiB is streamed, and writers and readers share one line
 # limit; a FIFO is refused instead of blocking.
@@ -57,6 +57,17 @@ if mount -t tmpfs -o size=64k tmpfs "$M" 2>/dev/null; then
   rm -f "$M/fill"
   expect 0 "append once space is back" -- "$G" ledger add --ledger "$L" --experiment ok --cost 1
   expect 0 "ledger reads after the full disk" -- "$G" ledger report --ledger "$L"
+  # SQLite on the same full disk: the transaction rolls back, the database keeps its records.
+  umount "$M"
+  mount -t tmpfs -o size=1m tmpfs "$M"  # room for the database, its WAL and shared memory
+  D="$M/full.db"
+  "$G" ledger add --ledger "$D" --experiment first --cost 1 >/dev/null
+  dd if=/dev/zero of="$M/fill" bs=4k 2>/dev/null
+  expect 2 "SQLite append on a full disk" -- "$G" ledger add --ledger "$D" --experiment "$(head -c 60000 /dev/zero | tr '\0' x)" --cost 1
+  has err "full" "SQLite reports the full disk"
+  rm -f "$M/fill"
+  [[ "$(records "$D")" == 1 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: SQLite lost or tore a record on a full disk"; }
+  expect 0 "SQLite append once space is back" -- "$G" ledger add --ledger "$D" --experiment ok --cost 1
   umount "$M"
 else
   echo "note: cannot mount a tmpfs here (not root?): the ENOSPC case ran only as RLIMIT_FSIZE above"
