@@ -63,7 +63,11 @@ class Result {
 class PostgresLedger : public LedgerStore {
  public:
   explicit PostgresLedger(const std::string& url) : url_(redact(url)) {
-    conn_ = PQconnectdb(url.c_str());
+    // A default connect timeout (the URL's own connect_timeout wins: later settings override),
+    // so an unreachable server fails in seconds rather than the OS's minutes.
+    const char* keys[] = {"connect_timeout", "dbname", nullptr};
+    const char* values[] = {"5", url.c_str(), nullptr};
+    conn_ = PQconnectdbParams(keys, values, 1);
     if (PQstatus(conn_) != CONNECTION_OK) {
       const std::string why = PQerrorMessage(conn_);
       PQfinish(conn_);
