@@ -27,5 +27,5 @@ fi
 export GPUPLAN_REQUIRE_SERVICES=${GPUPLAN_REQUIRE_SERVICES:-1}
 export GPUPLAN_TEST_POSTGRES_HOST="$spend_pgdir" GPUPLAN_TEST_POSTGRES_USER=gpuplan
 # Stop the cluster when .ci/run exits.
-trap '"${spend_as[@]}" "$spend_pgbin/pg_ctl" -D "$spend_pgdir/data" -m fast stop >/dev/null 2>&1 || true' EXIT
+trap '"${spend_as[@]}" "$spend_pgbin/pg_ctl" -D "$spend_pgdir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$spend_pgdir"' EXIT
 echo "setup-spend: PostgreSQL $("$spend_pgbin/postgres" --version | awk '{print $3}') on $spend_pgdir" >&2
