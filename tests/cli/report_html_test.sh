@@ -65,7 +65,7 @@ fi
 # that point every request at nothing in any case.
 jail=()
 unshare -rn true 2>/dev/null && jail=(unshare -rn)
-flags=(--headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$TMP/chrome" --proxy-server=http://127.0.0.1:9
+flags=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --user-data-dir="$TMP/chrome" --proxy-server=http://127.0.0.1:9
   --host-resolver-rules="MAP * ~NOTFOUND" --window-size=1200,3600)
 timeout 120 "${jail[@]}" "$browser" "${flags[@]}" --dump-dom "file://$ART/report.html" >"$TMP/dom.html" 2>"$TMP/chrome.err"
 [[ -s "$TMP/dom.html" ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: chromium rendered nothing"; tail -5 "$TMP/chrome.err"; }
