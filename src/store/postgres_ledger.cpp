@@ -111,11 +111,12 @@ class PostgresLedger : public LedgerStore {
   }
 
   void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
-    const char* v[] = {period.c_str()};
+    // One month, or all ("" to "9999-99" spans every "YYYY-MM"): a range the month index can serve.
+    const char* v[] = {period.c_str(), period.empty() ? "9999-99" : period.c_str()};
     if (!PQsendQueryParams(conn_,
                            "SELECT seq, id, to_char(date, 'YYYY-MM-DD'), experiment, team, user_name, provider, cost, currency, "
-                           "gpu_hours, tokens FROM gpuplan_ledger WHERE $1 = '' OR month = $1 ORDER BY seq",
-                           1, nullptr, v, nullptr, nullptr, 0))
+                           "gpu_hours, tokens FROM gpuplan_ledger WHERE month BETWEEN $1 AND $2 ORDER BY seq",
+                           2, nullptr, v, nullptr, nullptr, 0))
       fail("read failed", PQerrorMessage(conn_));
     PQsetSingleRowMode(conn_);  // streams: a million rows are never all in memory
     std::string error;
@@ -129,11 +130,12 @@ class PostgresLedger : public LedgerStore {
   }
 
   std::vector<LedgerTotal> totals(const std::string& period) override {
-    const char* v[] = {period.c_str()};
+    // One month, or all ("" to "9999-99" spans every "YYYY-MM"): a range the month index can serve.
+    const char* v[] = {period.c_str(), period.empty() ? "9999-99" : period.c_str()};
     Result res(PQexecParams(conn_,
                             "SELECT month, team, user_name, currency, sum(cost), count(*) FROM gpuplan_ledger "
-                            "WHERE $1 = '' OR month = $1 GROUP BY month, team, user_name, currency",
-                            1, nullptr, v, nullptr, nullptr, 0));
+                            "WHERE month BETWEEN $1 AND $2 GROUP BY month, team, user_name, currency",
+                            2, nullptr, v, nullptr, nullptr, 0));
     check(res, PGRES_TUPLES_OK, "read failed");
     std::vector<LedgerTotal> out;
     for (int i = 0; i < PQntuples(res.get()); ++i)

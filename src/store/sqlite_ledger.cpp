@@ -90,8 +90,8 @@ class SqliteLedger : public LedgerStore {
   void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
     sqlite3_stmt* st = prepare(
         "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens FROM ledger "
-        "WHERE ?1 = '' OR month = ?1 ORDER BY seq");
-    sqlite3_bind_text(st, 1, period.c_str(), -1, SQLITE_TRANSIENT);
+        "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq");
+    bind_period(st, period);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       LedgerRecord r;
@@ -112,8 +112,8 @@ class SqliteLedger : public LedgerStore {
     // Covered by the (month, team, user_name, currency, cost) index: no table rows are read.
     sqlite3_stmt* st = prepare(
         "SELECT month, team, user_name, currency, sum(cost), count(*) FROM ledger "
-        "WHERE ?1 = '' OR month = ?1 GROUP BY month, team, user_name, currency");
-    sqlite3_bind_text(st, 1, period.c_str(), -1, SQLITE_TRANSIENT);
+        "WHERE month BETWEEN ?1 AND ?2 GROUP BY month, team, user_name, currency");
+    bind_period(st, period);
     std::vector<LedgerTotal> out;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -133,6 +133,12 @@ class SqliteLedger : public LedgerStore {
       return true;
     }
     return false;
+  }
+
+  // One month, or all ("" to "9999-99" spans every "YYYY-MM"): a range the month index can serve.
+  static void bind_period(sqlite3_stmt* st, const std::string& period) {
+    sqlite3_bind_text(st, 1, period.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, period.empty() ? "9999-99" : period.c_str(), -1, SQLITE_TRANSIENT);
   }
 
   static std::string column_text(sqlite3_stmt* st, int i) {
