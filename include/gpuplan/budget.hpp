@@ -20,6 +20,8 @@ struct LedgerRecord {
   std::string currency;
   double gpu_hours = 0;
   SourceLocation where;
+  double tokens = 0;       // tokens processed (0 = not recorded), for cost per million tokens
+  std::string id;          // unique per record: a retried append with the same id counts once
 };
 
 struct BudgetPolicy {
@@ -64,6 +66,11 @@ std::string period_of(const std::string& date);
 // `period` (records outside it are ignored).
 std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
                                      const std::vector<LedgerRecord>& ledger, const std::string& period);
+
+// Spend in `period` ("YYYY-MM"), for one team and/or user when those are non-empty: the one
+// place `check` and `report` take "spent so far" from.
+double spent_in_period(const std::vector<LedgerRecord>& ledger, const std::string& period, const std::string& team,
+                       const std::string& user);
 
 // Spend summed by a key of the records ("period", "team", "user", "experiment", "provider").
 std::map<std::string, double> sum_spend(const std::vector<LedgerRecord>& ledger, const std::string& by);

@@ -13,7 +13,7 @@
 #include "cli/format_values.hpp"
 #include "gpuplan/units.hpp"
 #include "io/budget_yaml.hpp"
-#include "io/ledger.hpp"
+#include "cli/ledger_source.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -64,17 +64,9 @@ void run_check(const CheckFlags& f) {
 
   std::vector<PricedExperiment> priced = price_all(f.specs, policy.currency);
   if (priced.empty()) bad_flag("specs", "no experiment spec files found");
+  // The store sums the period's spend by team and user (an indexed query on SQLite/PostgreSQL).
   std::vector<LedgerRecord> ledger;
-  if (!f.ledger.empty()) {
-    io::LedgerLoad load = io::read_ledger(f.ledger);
-    for (const auto& w : load.warnings) warn(w);
-    for (auto& r : load.records) {
-      auto v = catalog().fx.convert(r.cost, r.currency, policy.currency);
-      if (!v) throw InputError(r.where, "currency", "no exchange rate from " + r.currency + " to " + policy.currency);
-      r.cost = *v;
-      ledger.push_back(std::move(r));
-    }
-  }
+  if (!f.ledger.empty()) ledger = ledger_totals(f.ledger, period, policy.currency);
   std::vector<ExperimentCheck> checks;
   for (const auto& p : priced) checks.push_back(p.check);
   const std::vector<RuleResult> results = check_budget(policy, checks, ledger, period);
@@ -216,7 +208,7 @@ void setup_check(CLI::App& app) {
   gpuplan check experiments/ --budget budget.yaml --format github           # workflow annotations)");
   cmd->add_option("specs", f->specs, "Experiment spec files or folders")->required();
   cmd->add_option("--budget", f->budget, "Budget policy (budget.yaml)")->check(CLI::ExistingFile);
-  cmd->add_option("--ledger", f->ledger, "Spend ledger (JSON Lines) to count spend so far")->check(CLI::ExistingFile);
+  cmd->add_option("--ledger", f->ledger, "Spend ledger to count spend so far: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL");
   cmd->add_option("--date", f->date, "Date whose calendar month is the budget period (default: today, UTC)");
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
   add_common_options(*cmd, true);

@@ -1,24 +1,39 @@
-// gpuplan ledger add|report: the record of what runs actually cost, kept in the repository as
-// JSON Lines so it diffs well; `check` counts it against the budget.
+// gpuplan ledger add|report|import|export: the record of what runs actually cost, in a JSON
+// Lines file (diffs well in git), SQLite or PostgreSQL; `check` counts it against the budget.
+#include <cstdio>
 #include <ctime>
+#include <map>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "gpuplan/units.hpp"
+#include "cli/ledger_source.hpp"
 #include "io/ledger.hpp"
+#include "store/ledger_store.hpp"
 
 namespace gpuplan::cli {
 namespace {
 
 struct AddFlags {
-  std::string ledger, experiment, cost, gpu_hours, provider, date, team, user;
+  std::string ledger, experiment, cost, gpu_hours, provider, date, team, user, id, tokens;
+};
+
+struct CopyFlags {
+  std::string from, to;
 };
 
 struct ReportFlags {
   std::string ledger, by = "experiment", currency = "USD", period;
 };
+
+double non_negative(const std::string& flag, const std::string& text) {
+  if (text.empty()) return 0;
+  auto v = parse_count(text);
+  if (!v || !(*v.value >= 0)) bad_flag(flag, v ? "must not be negative" : v.error);
+  return static_cast<double>(*v.value);
+}
 
 void run_add(const AddFlags& f) {
   LedgerRecord r;
@@ -29,37 +44,80 @@ void run_add(const AddFlags& f) {
   if (!(m.value->amount >= 0)) bad_flag("--cost", "must not be negative");
   r.cost = m.value->amount;
   r.currency = m.value->currency.empty() ? "USD" : m.value->currency;
-  if (!f.gpu_hours.empty()) {
-    auto h = parse_count(f.gpu_hours);
-    if (!h || *h.value < 0) bad_flag("--gpu-hours", h ? "must not be negative" : h.error);
-    r.gpu_hours = *h.value;
+  try {
+    require_known_currency(r.currency, {}, "");
+  } catch (const InputError& e) {
+    bad_flag("--cost", e.problem());
   }
+  r.gpu_hours = non_negative("--gpu-hours", f.gpu_hours);
+  r.tokens = non_negative("--tokens", f.tokens);
   r.date = f.date.empty() ? today_utc() : f.date;
   if (!is_calendar_date(r.date)) bad_flag("--date", "expected a calendar date YYYY-MM-DD, got \"" + r.date + "\"");
   r.provider = f.provider;
   r.team = f.team;
   r.user = f.user;
-  io::append_ledger(f.ledger, r);
+  r.id = f.id.empty() ? store::new_record_id() : f.id;
+  auto ledger = store::open_ledger(f.ledger, true);
+  const bool added = ledger->append({r}) == 1;
+  for (const auto& w : ledger->warnings()) warn(w);
   Report rep;
-  rep.json["appended"] = nlohmann::json::parse(io::ledger_line(r));
-  rep.notes.push_back("appended to " + f.ledger + ": " + r.experiment + " " + num(r.cost, 2) + " " + r.currency);
+  rep.json["appended"] = added ? nlohmann::json::parse(io::ledger_line(r)) : nlohmann::json();
+  rep.json["duplicate_id"] = added ? nlohmann::json() : nlohmann::json(r.id);
+  rep.notes.push_back(added ? "appended to " + ledger->describe() + ": " + r.experiment + " " + num(r.cost, 2) + " " + r.currency + " (id " + r.id + ")"
+                            : "already recorded: " + ledger->describe() + " holds id " + r.id + "; nothing added");
   print_report(rep);
+}
+
+// Copies every record from one store to another in batches, each one transaction; ids already in
+// the target are skipped, so running it twice adds nothing. Records written before ids existed
+// get an id derived from their content.
+void copy_ledger(const std::string& from, const std::string& to) {
+  auto src = store::open_ledger(from, false);
+  auto dst = store::open_ledger(to, true);
+  std::vector<LedgerRecord> batch;
+  std::map<std::string, std::size_t> identical;
+  std::size_t read = 0, added = 0;
+  auto flush = [&] {
+    added += dst->append(batch);
+    batch.clear();
+  };
+  src->scan("", [&](LedgerRecord&& r) {
+    require_known_currency(r.currency, r.where, "currency");
+    if (r.id.empty()) r.id = store::derived_record_id(r, identical[store::derived_record_id(r, 0)]++);
+    batch.push_back(std::move(r));
+    ++read;
+    if (batch.size() == 50000) flush();
+  });
+  flush();
+  for (const auto& w : src->warnings()) warn(w);
+  for (const auto& w : dst->warnings()) warn(w);
+  Report rep;
+  rep.json["from"] = src->describe();
+  rep.json["to"] = dst->describe();
+  rep.json["read"] = read;
+  rep.json["added"] = added;
+  rep.json["already_present"] = read - added;
+  rep.notes.push_back("copied " + std::to_string(added) + " of " + std::to_string(read) + " records from " + src->describe() + " to " +
+                      dst->describe() + " (" + std::to_string(read - added) + " already there)");
+  print_report(rep);
+}
+
+// `export -`: JSON Lines on stdout.
+void export_stdout(const std::string& from) {
+  auto src = store::open_ledger(from, false);
+  src->scan("", [&](LedgerRecord&& r) {
+    const std::string line = io::ledger_line(r) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
+  });
+  for (const auto& w : src->warnings()) warn(w);
+  if (std::fflush(stdout) != 0) throw InputError("cannot write to stdout");
 }
 
 void run_report(const ReportFlags& f) {
   static const char* const kBy[] = {"experiment", "team", "user", "period", "provider"};
   if (std::none_of(std::begin(kBy), std::end(kBy), [&](const char* b) { return f.by == b; }))
     bad_flag("--by", "expected experiment, team, user, period or provider");
-  io::LedgerLoad load = io::read_ledger(f.ledger);
-  for (const auto& w : load.warnings) warn(w);
-  std::vector<LedgerRecord> records;
-  for (auto& r : load.records) {
-    if (!f.period.empty() && period_of(r.date) != f.period) continue;
-    auto v = catalog().fx.convert(r.cost, r.currency, f.currency);
-    if (!v) throw InputError(r.where, "currency", "no exchange rate from " + r.currency + " to " + f.currency);
-    r.cost = *v;
-    records.push_back(std::move(r));
-  }
+  const std::vector<LedgerRecord> records = ledger_records(f.ledger, f.period, f.currency);
   const auto sums = sum_spend(records, f.by);
   Report rep;
   rep.json["by"] = f.by;
@@ -85,14 +143,16 @@ void run_report(const ReportFlags& f) {
 }  // namespace
 
 void setup_ledger(CLI::App& app) {
-  auto* ledger = app.add_subcommand("ledger", "Record and report actual spend (JSON Lines)");
+  auto* ledger = app.add_subcommand("ledger", "Record and report actual spend (JSON Lines, SQLite or PostgreSQL)");
   ledger->require_subcommand(1);
   auto a = std::make_shared<AddFlags>();
   auto* add = ledger->add_subcommand("add", "Append one spend record (atomic, safe with concurrent writers)");
   add->footer(R"(Examples:
   gpuplan ledger add --ledger spend.jsonl --experiment llama8b-lora --cost 41.20 --gpu-hours 12 --provider nebius
-  gpuplan ledger add --ledger spend.jsonl --experiment qwen-sft --cost "3400 INR" --team nlp --user asha)");
-  add->add_option("--ledger", a->ledger, "Ledger file (created if missing)")->required();
+  gpuplan ledger add --ledger spend.jsonl --experiment qwen-sft --cost "3400 INR" --team nlp --user asha
+  gpuplan ledger add --ledger spend.db --experiment sft --cost 12 --id "$GITHUB_RUN_ID-$GITHUB_JOB"   # retry-safe
+  gpuplan ledger add --ledger postgresql://ci@db/spend --experiment sft --cost 12 --tokens 2.5B)");
+  add->add_option("--ledger", a->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL (created if missing)")->required();
   add->add_option("--experiment", a->experiment, "Experiment name")->required();
   add->add_option("--cost", a->cost, "What it cost, e.g. 41.20 or \"3400 INR\" (USD unless named)")->required();
   add->add_option("--gpu-hours", a->gpu_hours, "GPU-hours used");
@@ -100,17 +160,39 @@ void setup_ledger(CLI::App& app) {
   add->add_option("--date", a->date, "Date of the spend, YYYY-MM-DD (default: today, UTC)");
   add->add_option("--team", a->team, "Team");
   add->add_option("--user", a->user, "User");
+  add->add_option("--id", a->id, "Record id; a second append with the same id adds nothing (default: random)");
+  add->add_option("--tokens", a->tokens, "Tokens the run processed, e.g. 2.5B (for cost per million tokens)");
   add_common_options(*add);
   add->callback([a] { run_add(*a); });
 
   auto r = std::make_shared<ReportFlags>();
   auto* report = ledger->add_subcommand("report", "Sum spend by experiment, team, user, period or provider");
-  report->add_option("--ledger", r->ledger, "Ledger file")->required()->check(CLI::ExistingFile);
+  report->add_option("--ledger", r->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL")->required();
   report->add_option("--by", r->by, "experiment | team | user | period | provider")->capture_default_str();
   report->add_option("--currency", r->currency, "Currency of the sums")->capture_default_str();
   report->add_option("--period", r->period, "Only this month, YYYY-MM");
   add_common_options(*report);
   report->callback([r] { run_report(*r); });
+
+  auto imp = std::make_shared<CopyFlags>();
+  auto* import = ledger->add_subcommand("import", "Copy every record of another ledger into this one (ids already present are skipped)");
+  import->footer(R"(Examples:
+  gpuplan ledger import spend.jsonl --ledger spend.db
+  gpuplan ledger import spend.db --ledger postgresql://ci@db.internal/spend)");
+  import->add_option("source", imp->from, "Ledger to read: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL")->required();
+  import->add_option("--ledger", imp->to, "Ledger to add to (created if missing)")->required();
+  add_common_options(*import);
+  import->callback([imp] { copy_ledger(imp->from, imp->to); });
+
+  auto exp = std::make_shared<CopyFlags>();
+  auto* export_cmd = ledger->add_subcommand("export", "Copy every record of this ledger into another (\"-\": JSON Lines on stdout)");
+  export_cmd->footer(R"(Examples:
+  gpuplan ledger export spend.jsonl --ledger postgresql://ci@db.internal/spend   # a git-friendly copy
+  gpuplan ledger export - --ledger spend.db | head)");
+  export_cmd->add_option("target", exp->to, "Ledger to write (created if missing), or - for stdout")->required();
+  export_cmd->add_option("--ledger", exp->from, "Ledger to read")->required();
+  add_common_options(*export_cmd);
+  export_cmd->callback([exp] { exp->to == "-" ? export_stdout(exp->from) : copy_ledger(exp->from, exp->to); });
 }
 
 }  // namespace gpuplan::cli

@@ -17,7 +17,12 @@ SourceLocation line_of(const std::map<std::string, SourceLocation>& lines, const
   return it == lines.end() ? fallback : it->second;
 }
 
-double spent(const std::vector<LedgerRecord>& ledger, const std::string& period, const std::string& team, const std::string& user) {
+}  // namespace
+
+std::string period_of(const std::string& date) { return date.size() >= 7 ? date.substr(0, 7) : date; }
+
+double spent_in_period(const std::vector<LedgerRecord>& ledger, const std::string& period, const std::string& team,
+                       const std::string& user) {
   double s = 0;
   for (const auto& r : ledger) {
     if (period_of(r.date) != period) continue;
@@ -27,10 +32,6 @@ double spent(const std::vector<LedgerRecord>& ledger, const std::string& period,
   }
   return s;
 }
-
-}  // namespace
-
-std::string period_of(const std::string& date) { return date.size() >= 7 ? date.substr(0, 7) : date; }
 
 std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
                                      const std::vector<LedgerRecord>& ledger, const std::string& period) {
@@ -99,7 +100,7 @@ std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vect
         first_where = e.where;
       }
     }
-    const double so_far = spent(ledger, period, team, user);
+    const double so_far = spent_in_period(ledger, period, team, user);
     const double total = so_far + planned;
     const bool ok = total <= cap;
     add({"", rule, ok, total, cap,

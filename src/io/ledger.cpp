@@ -2,12 +2,18 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <unordered_set>
 
 #include "gpuplan/units.hpp"
 #include "io/files.hpp"
@@ -56,12 +62,186 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
   r.currency = str("currency", true);
   r.cost = number("cost", true);
   r.gpu_hours = number("gpu_hours", false);
+  r.tokens = number("tokens", false);
+  r.id = str("id", false);
   return r;
+}
+
+[[noreturn]] void fail_errno(const std::string& path, const std::string& what, int err) {
+  throw InputError(SourceLocation{path, 0, 0}, "ledger", what + ": " + std::strerror(err));
+}
+
+// Opens without blocking (a FIFO would otherwise hang) and refuses what is not a regular file.
+int open_regular(const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == ENOENT) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open file: no such file");
+    fail_errno(path, "cannot open", errno);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(SourceLocation{path, 0, 0}, "", "not a regular file (a ledger must be a plain file)");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+// Calls `line(text, number, terminated)` for each line of the file, reading it in chunks.
+void for_each_line(int fd, const std::string& path, const std::function<void(const std::string&, int, bool)>& line) {
+  std::string pending;
+  std::vector<char> buf(1 << 20);
+  int number = 0;
+  off_t at = 0;
+  for (;;) {
+    const ssize_t n = ::pread(fd, buf.data(), buf.size(), at);
+    if (n < 0) fail_errno(path, "read failed", errno);
+    if (n == 0) break;
+    at += n;
+    std::size_t from = 0;
+    for (;;) {
+      const char* nl = static_cast<const char*>(std::memchr(buf.data() + from, '\n', static_cast<std::size_t>(n) - from));
+      if (!nl) break;
+      const std::size_t end = static_cast<std::size_t>(nl - buf.data());
+      pending.append(buf.data() + from, end - from);
+      line(pending, ++number, true);
+      pending.clear();
+      from = end + 1;
+    }
+    pending.append(buf.data() + from, static_cast<std::size_t>(n) - from);
+    if (pending.size() > kMaxLedgerLineBytes)
+      throw InputError(SourceLocation{path, number + 1, 1}, "",
+                       "record longer than the " + std::to_string(kMaxLedgerLineBytes / 1024) + " KiB ledger line limit");
+  }
+  if (!pending.empty()) line(pending, ++number, false);
+}
+
+void parse_row(const std::string& row, int line, bool terminated, const std::string& path,
+               const std::function<void(LedgerRecord&&)>& visit, std::vector<std::string>& warnings,
+               std::vector<InputError>& errors) {
+  if (row.find_first_not_of(" \t\r") == std::string::npos) return;
+  const SourceLocation at{path, line, 1};
+  if (row.size() > kMaxLedgerLineBytes) {
+    errors.emplace_back(at, "", "record longer than the " + std::to_string(kMaxLedgerLineBytes / 1024) + " KiB ledger line limit");
+    return;
+  }
+  nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
+  if (j.is_discarded()) {
+    if (!terminated) {
+      warnings.push_back(path + ":" + std::to_string(line) + ": torn last record (no newline, not valid JSON) skipped; an append was interrupted");
+      return;
+    }
+    errors.emplace_back(at, "", "not valid JSON");
+    return;
+  }
+  const std::size_t before = errors.size();
+  LedgerRecord r = parse_record(j, at, errors);
+  if (errors.size() == before) visit(std::move(r));
+}
+
+// The ids among `wanted` that the file already holds.
+std::unordered_set<std::string> ids_present(int fd, const std::string& path, const std::unordered_set<std::string>& wanted) {
+  std::unordered_set<std::string> found;
+  if (wanted.empty()) return found;
+  std::vector<std::string> needles;
+  if (wanted.size() <= 16)
+    for (const auto& id : wanted) needles.push_back(nlohmann::json(id).dump());
+  for_each_line(fd, path, [&](const std::string& row, int, bool) {
+    if (row.find("\"id\"") == std::string::npos) return;
+    // Few ids: parse only the lines that contain one of them; many (an import): parse each line.
+    if (!needles.empty() && std::none_of(needles.begin(), needles.end(), [&](const std::string& n) { return row.find(n) != std::string::npos; }))
+      return;
+    const nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
+    if (!j.is_object()) return;
+    const auto it = j.find("id");
+    if (it != j.end() && it->is_string() && wanted.count(it->get<std::string>())) found.insert(it->get<std::string>());
+  });
+  return found;
+}
+
+void lock_with_timeout(int fd, const std::string& path, double timeout_s) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
+    if (errno != EWOULDBLOCK && errno != EINTR) fail_errno(path, "cannot lock", errno);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited >= timeout_s) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.0f", timeout_s);
+      throw InputError(SourceLocation{path, 0, 0}, "ledger",
+                       std::string("another process has held the lock on ") + path + " for " + buf +
+                           " s; gave up (see who holds it with `fuser " + path + "`; GPUPLAN_LEDGER_LOCK_TIMEOUT sets the wait)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// A last line without a newline is a record whose writer died before finishing it: every
+// completed append ends in a newline and only then reports success, so nothing committed is
+// lost by cutting it off. Called under the lock; returns the new size.
+off_t cut_torn_tail(int fd, const std::string& path, off_t size, std::string& warning) {
+  char last = '\n';
+  if (size == 0 || ::pread(fd, &last, 1, size - 1) != 1 || last == '\n') return size;
+  std::vector<char> buf(kMaxLedgerLineBytes + 1);
+  const off_t from = std::max<off_t>(0, size - static_cast<off_t>(buf.size()));
+  const ssize_t n = ::pread(fd, buf.data(), static_cast<std::size_t>(size - from), from);
+  if (n < 0) fail_errno(path, "read failed", errno);
+  off_t keep = -1;
+  for (ssize_t i = n - 1; i >= 0 && keep < 0; --i)
+    if (buf[static_cast<std::size_t>(i)] == '\n') keep = from + i + 1;
+  if (keep < 0 && from > 0)
+    throw InputError(SourceLocation{path, 0, 0}, "ledger",
+                     "the last line is longer than the " + std::to_string(kMaxLedgerLineBytes / 1024) + " KiB ledger line limit");
+  if (keep < 0) keep = 0;
+  if (::ftruncate(fd, keep) != 0) fail_errno(path, "cannot remove a torn last record", errno);
+  warning = path + ": removed a torn last record (" + std::to_string(size - keep) + " bytes) left by an interrupted append";
+  return keep;
+}
+
+// Writes all of `out` at the end of the file; on any failure cuts the file back to `size`.
+void write_or_restore(int fd, const std::string& path, const std::string& out, off_t size) {
+  std::size_t done = 0;
+  int err = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (err == 0) return;
+  const bool restored = ::ftruncate(fd, size) == 0 && ::fsync(fd) == 0;
+  throw InputError(SourceLocation{path, 0, 0}, "ledger",
+                   std::string("append failed: ") + std::strerror(err) +
+                       (restored ? "; the file is unchanged" : "; could not cut the partial record back off, fix the last line by hand"));
 }
 
 }  // namespace
 
-LedgerLoad read_ledger(const std::string& path) { return parse_ledger(read_file(path), path); }
+void scan_ledger_file(const std::string& path, const std::function<void(LedgerRecord&&)>& visit,
+                      std::vector<std::string>& warnings) {
+  const int fd = open_regular(path, O_RDONLY);
+  std::vector<InputError> errors;
+  try {
+    for_each_line(fd, path, [&](const std::string& row, int line, bool terminated) {
+      if (errors.size() < 100) parse_row(row, line, terminated, path, visit, warnings, errors);
+    });
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  if (!errors.empty()) throw InputErrors(std::move(errors));
+}
+
+LedgerLoad read_ledger(const std::string& path) {
+  LedgerLoad out;
+  scan_ledger_file(path, [&](LedgerRecord&& r) { out.records.push_back(std::move(r)); }, out.warnings);
+  return out;
+}
 
 LedgerLoad parse_ledger(const std::string& text, const std::string& path) {
   LedgerLoad out;
@@ -69,23 +249,10 @@ LedgerLoad parse_ledger(const std::string& text, const std::string& path) {
   int line = 0;
   for (std::size_t pos = 0; pos < text.size();) {
     const std::size_t nl = text.find('\n', pos);
-    const bool last_unterminated = nl == std::string::npos;
-    const std::string row = text.substr(pos, last_unterminated ? std::string::npos : nl - pos);
-    pos = last_unterminated ? text.size() : nl + 1;
-    ++line;
-    if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const SourceLocation at{path, line, 1};
-    nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
-    if (j.is_discarded()) {
-      if (last_unterminated) {
-        out.warnings.push_back(path + ":" + std::to_string(line) + ": torn last record (no newline, not valid JSON) skipped; an append was interrupted");
-        continue;
-      }
-      errors.emplace_back(at, "", "not valid JSON");
-      continue;
-    }
-    LedgerRecord r = parse_record(j, at, errors);
-    out.records.push_back(std::move(r));
+    const bool terminated = nl != std::string::npos;
+    const std::string row = text.substr(pos, terminated ? nl - pos : std::string::npos);
+    pos = terminated ? nl + 1 : text.size();
+    parse_row(row, ++line, terminated, path, [&](LedgerRecord&& r) { out.records.push_back(std::move(r)); }, out.warnings, errors);
   }
   if (!errors.empty()) throw InputErrors(std::move(errors));
   return out;
@@ -93,36 +260,45 @@ LedgerLoad parse_ledger(const std::string& text, const std::string& path) {
 
 std::string ledger_line(const LedgerRecord& r) {
   nlohmann::json j = {{"date", r.date}, {"experiment", r.experiment}, {"cost", r.cost}, {"currency", r.currency}};
+  if (!r.id.empty()) j["id"] = r.id;
   if (!r.team.empty()) j["team"] = r.team;
   if (!r.user.empty()) j["user"] = r.user;
   if (!r.provider.empty()) j["provider"] = r.provider;
   if (r.gpu_hours > 0) j["gpu_hours"] = r.gpu_hours;
-  return j.dump();
+  if (r.tokens > 0) j["tokens"] = r.tokens;
+  std::string line = j.dump();
+  if (line.size() > kMaxLedgerLineBytes)
+    throw InputError(SourceLocation{r.where.path, r.where.line, 0}, "",
+                     "record longer than the " + std::to_string(kMaxLedgerLineBytes / 1024) + " KiB ledger line limit");
+  return line;
 }
 
-void append_ledger(const std::string& path, const LedgerRecord& r) {
-  auto fail = [&](const char* what) {
-    throw InputError(SourceLocation{path, 0, 0}, "ledger", std::string(what) + ": " + std::strerror(errno));
-  };
-  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot open for appending");
-  if (::flock(fd, LOCK_EX) != 0) {
-    ::close(fd);
-    fail("cannot lock");
-  }
+AppendResult append_ledger(const std::string& path, const std::vector<LedgerRecord>& records, double lock_timeout_s) {
   std::string out;
-  // A torn line from an interrupted append stays on its own line rather than merging with ours.
-  const off_t size = ::lseek(fd, 0, SEEK_END);
-  if (size > 0) {
-    char last = '\n';
-    if (::pread(fd, &last, 1, size - 1) == 1 && last != '\n') out += '\n';
+  const int fd = open_regular(path, O_RDWR | O_APPEND | O_CREAT);
+  try {
+    lock_with_timeout(fd, path, lock_timeout_s);
+    std::unordered_set<std::string> wanted;
+    for (const auto& r : records)
+      if (!r.id.empty()) wanted.insert(r.id);
+    std::unordered_set<std::string> seen = ids_present(fd, path, wanted);
+    std::size_t added = 0;
+    for (const auto& r : records) {
+      if (!r.id.empty() && !seen.insert(r.id).second) continue;
+      out += ledger_line(r) + "\n";
+      ++added;
+    }
+    AppendResult result;
+    result.added = added;
+    off_t size = ::lseek(fd, 0, SEEK_END);
+    if (!out.empty()) size = cut_torn_tail(fd, path, size, result.warning);
+    if (!out.empty()) write_or_restore(fd, path, out, size);
+    ::close(fd);  // releases the lock
+    return result;
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
-  out += ledger_line(r) + "\n";
-  const ssize_t n = ::write(fd, out.data(), out.size());
-  const bool ok = n == static_cast<ssize_t>(out.size()) && ::fsync(fd) == 0;
-  ::flock(fd, LOCK_UN);
-  ::close(fd);
-  if (!ok) fail("write failed");
 }
 
 }  // namespace gpuplan::io

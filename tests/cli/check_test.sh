@@ -102,9 +102,12 @@ printf '{"date":"2026-12-01","experiment":"torn","co' >>"$TMP/c.jsonl"
 expect 0 "torn last line is skipped" -- "$G" ledger report --ledger "$TMP/c.jsonl" --format json
 has err "torn last record" "torn line reported"
 has out '"total": 40.0' "torn record not merged"
-expect 0 "append after a torn line" -- "$G" ledger add --ledger "$TMP/c.jsonl" --experiment after --cost 2 --date 2026-12-01
-expect 2 "torn line now mid-file is an error" -- "$G" ledger report --ledger "$TMP/c.jsonl"
-has err "c.jsonl:41:1: not valid JSON" "names the torn line"
+expect 0 "append after a torn line cuts it off" -- "$G" ledger add --ledger "$TMP/c.jsonl" --experiment after --cost 2 --date 2026-12-01
+expect 0 "the ledger reads whole again" -- "$G" ledger report --ledger "$TMP/c.jsonl" --format json
+has out '"total": 42.0' "every committed record kept, the torn one gone"
+printf '{"date":"2026-12-01","experiment":"torn","co\n' >>"$TMP/c.jsonl"
+expect 2 "an invalid line mid-file is an error" -- "$G" ledger report --ledger "$TMP/c.jsonl"
+has err "c.jsonl:42:1: not valid JSON" "names the invalid line"
 printf '{"date":"2026-13-01","experiment":"x","cost":1,"currency":"USD"}\n' >"$TMP/bad.jsonl"
 expect 2 "bad ledger date" -- "$G" ledger report --ledger "$TMP/bad.jsonl"
 has err "bad.jsonl:1:1: field 'date'" "ledger field error"

@@ -1,0 +1,73 @@
+#pragma once
+// Spend over time, for the cost dashboard (`gpuplan report`): the burn rate, the month-end
+// forecast and the day a cap is (or will be) crossed, spend by month/team/user/experiment
+// against caps, cost per run and per million tokens, planned against actual, and alerts.
+// Pure: callers convert every amount to the policy's currency first.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/budget.hpp"
+
+namespace gpuplan {
+
+// Days in a calendar month (leap years included); 0 for a month outside 1..12.
+int days_in_month(int year, int month);
+
+// One calendar month's spend as of a date, and where it is heading at the month's average burn.
+struct MonthBurn {
+  std::string period;            // YYYY-MM, the month of as_of
+  int days_in_month = 0;
+  int days_elapsed = 0;          // day of month of as_of (that day counts as elapsed)
+  double spent = 0;              // every record in the period (as `check` counts it)
+  double burn_per_day = 0;       // spent / days_elapsed
+  double forecast = 0;           // spent + burn_per_day * days left: the month-end forecast
+  std::optional<double> cap;
+  std::string crosses_on;        // YYYY-MM-DD the cap is first exceeded; "" when it is not this month
+  bool crossing_forecast = false;  // crosses_on is projected, not observed in the ledger
+};
+
+// `records` are the ones that count against the cap (already filtered to a team or user).
+// as_of must be a calendar date (YYYY-MM-DD).
+MonthBurn month_burn(const std::vector<LedgerRecord>& records, const std::string& as_of, std::optional<double> cap);
+
+// Spend of one team, user or experiment in the period.
+struct SpendGroup {
+  std::string name;
+  std::size_t runs = 0;          // ledger records
+  double gpu_hours = 0, tokens = 0;
+  MonthBurn burn;                // spent, forecast, cap and crossing
+  std::optional<double> planned; // experiments: the estimate `check` priced its spec at
+  double cost_per_run() const { return runs ? burn.spent / static_cast<double>(runs) : 0; }
+  // nullopt when no record of the group carries a token count.
+  std::optional<double> cost_per_million_tokens() const;
+};
+
+struct SpendAlert {
+  std::string kind;     // over_cap, forecast_over_cap, spot_no_checkpoint, unpriced
+  std::string subject;  // "total", "team nlp", "user asha", an experiment name
+  std::string message;  // the numbers, in words
+};
+
+struct Spender {
+  std::string kind, name;  // kind: team, user, experiment
+  double spent = 0, share = 0;  // share of the period's total, 0..1
+};
+
+struct SpendReport {
+  std::string as_of, period, currency;
+  MonthBurn total;
+  std::vector<std::pair<std::string, double>> months;  // every month in the ledger, oldest first
+  std::vector<std::pair<std::string, double>> days;    // the period's spend per day (days with spend)
+  std::vector<SpendGroup> teams, users, experiments;   // in the period, by name
+  std::vector<Spender> largest;                        // the top spenders of the period
+  std::vector<SpendAlert> alerts;
+};
+
+// `ledger` holds the records of the period (others are ignored except for `months`), `months`
+// the all-time totals by month, and `planned` the experiment specs as `check` priced them.
+SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
+                               const std::vector<std::pair<std::string, double>>& months,
+                               const std::vector<ExperimentCheck>& planned, const std::string& as_of);
+
+}  // namespace gpuplan

@@ -1,0 +1,128 @@
+// gpuplan report: the cost dashboard. Reads the ledger (any store) and the budget policy, and
+// optionally the experiment specs for planned-against-actual; prints a terminal summary, JSON or
+// CSV, and with --html writes one self-contained HTML page.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/experiment.hpp"
+#include "cli/format_values.hpp"
+#include "cli/ledger_source.hpp"
+#include "gpuplan/spend.hpp"
+#include "gpuplan/units.hpp"
+#include "io/budget_yaml.hpp"
+#include "io/files.hpp"
+#include "io/spend_render.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct ReportFlags {
+  std::string ledger, budget, date, currency, html;
+  std::vector<std::string> specs;
+};
+
+std::vector<ExperimentCheck> planned(const std::vector<std::string>& specs, const std::string& currency) {
+  std::vector<ExperimentCheck> out;
+  std::vector<InputError> errors;
+  for (const auto& path : expand_spec_paths(specs)) {
+    try {
+      out.push_back(price_experiment(load_experiment(path), currency).check);
+    } catch (const InputErrors& e) {
+      errors.insert(errors.end(), e.errors().begin(), e.errors().end());
+    } catch (const InputError& e) {
+      errors.push_back(e);
+    }
+  }
+  if (!errors.empty()) throw InputErrors(std::move(errors));
+  return out;
+}
+
+std::string opt2(const std::optional<double>& v) { return v ? num(*v, 2) : "-"; }
+
+io::Table groups_table(const std::string& title, const std::vector<SpendGroup>& gs) {
+  io::Table t;
+  t.title = title;
+  t.columns = {"name", "spent", "cap", "forecast", "cap crossed on", "runs"};
+  t.align = {io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::left, io::Align::right};
+  for (const auto& g : gs)
+    t.rows.push_back({g.name, num(g.burn.spent, 2), opt2(g.burn.cap), num(g.burn.forecast, 2),
+                      g.burn.crosses_on.empty() ? "-" : g.burn.crosses_on + (g.burn.crossing_forecast ? " (forecast)" : ""),
+                      std::to_string(g.runs)});
+  return t;
+}
+
+Report terminal_summary(const SpendReport& s) {
+  Report r;
+  r.json = io::spend_report_json(s);
+  const MonthBurn& b = s.total;
+  io::Table sum;
+  sum.title = "Spend " + s.period + " as of " + s.as_of + " (" + s.currency + ")";
+  sum.columns = {"", "value"};
+  sum.align = {io::Align::left, io::Align::right};
+  sum.rows = {{"spent", num(b.spent, 2)},
+              {"cap", opt2(b.cap)},
+              {"burn per day", num(b.burn_per_day, 2)},
+              {"month-end forecast", num(b.forecast, 2)},
+              {"cap crossed on", b.crosses_on.empty() ? "-" : b.crosses_on + (b.crossing_forecast ? " (forecast)" : "")}};
+  r.tables.push_back(sum);
+  r.tables.push_back(groups_table("Teams", s.teams));
+  r.tables.push_back(groups_table("Users", s.users));
+  io::Table ex;
+  ex.title = "Experiments";
+  ex.columns = {"experiment", "runs", "spent", "cost/run", "cost/M tokens", "planned"};
+  ex.align = {io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right};
+  for (const auto& g : s.experiments)
+    ex.rows.push_back({g.name, std::to_string(g.runs), num(g.burn.spent, 2), num(g.cost_per_run(), 2), opt2(g.cost_per_million_tokens()),
+                       opt2(g.planned)});
+  r.tables.push_back(ex);
+  for (const auto& a : s.alerts) r.notes.push_back("alert: " + a.message);
+  if (s.alerts.empty()) r.notes.push_back("no alerts");
+  return r;
+}
+
+void run_report(const ReportFlags& f) {
+  BudgetPolicy policy;
+  if (!f.budget.empty()) policy = io::load_budget_policy(f.budget);
+  if (!f.currency.empty()) {
+    if (!f.budget.empty() && f.currency != policy.currency) bad_flag("--currency", "the budget policy is in " + policy.currency);
+    policy.currency = f.currency;
+  }
+  const std::string as_of = f.date.empty() ? today_utc() : f.date;
+  if (!is_calendar_date(as_of)) bad_flag("--date", "expected a calendar date YYYY-MM-DD, got \"" + as_of + "\"");
+  const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(f.specs, policy.currency);
+  const auto records = ledger_records(f.ledger, period_of(as_of), policy.currency);
+  const auto months = ledger_months(f.ledger, policy.currency);
+  const SpendReport s = build_spend_report(policy, records, months, specs, as_of);
+  if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
+  if (output_format() == Format::csv) {
+    const std::string csv = io::spend_report_csv(s);
+    std::fwrite(csv.data(), 1, csv.size(), stdout);
+    return;
+  }
+  Report r = terminal_summary(s);
+  if (!f.html.empty()) r.notes.push_back("wrote " + f.html);
+  print_report(r);
+}
+
+}  // namespace
+
+void setup_report(CLI::App& app) {
+  auto f = std::make_shared<ReportFlags>();
+  auto* cmd = app.add_subcommand("report", "Cost dashboard: spend against caps, burn rate, forecast, alerts (--html for a page)");
+  cmd->footer(R"(Examples:
+  gpuplan report --ledger spend.db --budget budget.yaml
+  gpuplan report --ledger spend.jsonl --budget budget.yaml --specs experiments/ --html spend.html
+  gpuplan report --ledger postgresql://ci@db/spend --budget budget.yaml --format json)");
+  cmd->add_option("--ledger", f->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL")->required();
+  cmd->add_option("--budget", f->budget, "Budget policy (budget.yaml): the caps")->check(CLI::ExistingFile);
+  cmd->add_option("--specs", f->specs, "Experiment spec files or folders, for planned against actual");
+  cmd->add_option("--date", f->date, "As-of date; its calendar month is reported (default: today, UTC)");
+  cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
+  cmd->add_option("--html", f->html, "Also write a self-contained HTML dashboard to this file");
+  add_common_options(*cmd);
+  cmd->callback([f] { run_report(*f); });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,63 @@
+#include "cli/ledger_source.hpp"
+
+#include <map>
+
+#include "cli/common.hpp"
+#include "store/ledger_store.hpp"
+
+namespace gpuplan::cli {
+
+namespace {
+
+double convert(double amount, const std::string& from, const std::string& to, const SourceLocation& where) {
+  const auto v = catalog().fx.convert(amount, from, to);
+  if (!v) throw InputError(where, "currency", "no exchange rate from " + from + " to " + to);
+  return *v;
+}
+
+}  // namespace
+
+void require_known_currency(const std::string& currency, const SourceLocation& where, const std::string& field) {
+  const FxTable& fx = catalog().fx;
+  if (fx.convert(1, currency, fx.base)) return;
+  std::string known = fx.base;
+  for (const auto& [c, _] : fx.per_base) known += ", " + c;
+  throw InputError(where, field, "unknown currency \"" + currency + "\" (no exchange rate; known: " + known + ")");
+}
+
+std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::string& period, const std::string& currency) {
+  auto store = store::open_ledger(spec, false);
+  std::vector<LedgerRecord> out;
+  for (const auto& t : store->totals(period)) {
+    LedgerRecord r;
+    r.date = t.month + "-01";
+    r.team = t.team;
+    r.user = t.user;
+    r.currency = currency;
+    r.cost = convert(t.cost, t.currency, currency, SourceLocation{spec, 0, 0});
+    out.push_back(std::move(r));
+  }
+  for (const auto& w : store->warnings()) warn(w);
+  return out;
+}
+
+std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::string& period, const std::string& currency) {
+  auto store = store::open_ledger(spec, false);
+  std::vector<LedgerRecord> out;
+  store->scan(period, [&](LedgerRecord&& r) {
+    r.cost = convert(r.cost, r.currency, currency, r.where);
+    r.currency = currency;
+    out.push_back(std::move(r));
+  });
+  for (const auto& w : store->warnings()) warn(w);
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> ledger_months(const std::string& spec, const std::string& currency) {
+  auto store = store::open_ledger(spec, false);
+  std::map<std::string, double> months;
+  for (const auto& t : store->totals("")) months[t.month] += convert(t.cost, t.currency, currency, SourceLocation{spec, 0, 0});
+  return {months.begin(), months.end()};
+}
+
+}  // namespace gpuplan::cli

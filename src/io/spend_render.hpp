@@ -1,0 +1,19 @@
+#pragma once
+// The cost dashboard's outputs: JSON and CSV for scripts, and one self-contained HTML file
+// (inline CSS and SVG, no scripts, no network) with a table behind every chart.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpuplan/spend.hpp"
+
+namespace gpuplan::io {
+
+nlohmann::json spend_report_json(const SpendReport& r);
+// One row per (section, name): section is month, team, user, experiment or alert.
+std::string spend_report_csv(const SpendReport& r);
+std::string spend_report_html(const SpendReport& r);
+
+// Escapes text for HTML element content and attribute values (& < > " ').
+std::string html_escape(const std::string& s);
+
+}  // namespace gpuplan::io

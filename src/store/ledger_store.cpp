@@ -1,0 +1,117 @@
+#include "store/ledger_store.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "io/ledger.hpp"
+
+namespace gpuplan::store {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+class JsonlLedger : public LedgerStore {
+ public:
+  JsonlLedger(std::string path, bool create) : path_(std::move(path)), create_(create) {}
+
+  std::size_t append(const std::vector<LedgerRecord>& records) override {
+    const io::AppendResult r = io::append_ledger(path_, records, lock_timeout_seconds());
+    if (!r.warning.empty()) warnings_.push_back(r.warning);
+    return r.added;
+  }
+
+  void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
+    if (create_) {
+      // A writer's read (export after import, say) of a ledger that does not exist yet is empty.
+      if (std::FILE* f = std::fopen(path_.c_str(), "r")) std::fclose(f);
+      else return;
+    }
+    io::scan_ledger_file(
+        path_,
+        [&](LedgerRecord&& r) {
+          if (period.empty() || period_of(r.date) == period) visit(std::move(r));
+        },
+        warnings_);
+  }
+
+  std::vector<std::string> warnings() const override { return warnings_; }
+  std::string describe() const override { return "JSON Lines file " + path_; }
+
+ private:
+  std::string path_;
+  bool create_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace
+
+std::vector<LedgerTotal> LedgerStore::totals(const std::string& period) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, LedgerTotal> sums;
+  scan(period, [&](LedgerRecord&& r) {
+    LedgerTotal& t = sums[{period_of(r.date), r.team, r.user, r.currency}];
+    t.month = period_of(r.date);
+    t.team = r.team;
+    t.user = r.user;
+    t.currency = r.currency;
+    t.cost += r.cost;
+    ++t.records;
+  });
+  std::vector<LedgerTotal> out;
+  for (auto& [_, t] : sums) out.push_back(std::move(t));
+  return out;
+}
+
+StoreKind store_kind(const std::string& spec) {
+  if (spec.rfind("postgresql://", 0) == 0 || spec.rfind("postgres://", 0) == 0) return StoreKind::postgres;
+  if (ends_with(spec, ".db") || ends_with(spec, ".sqlite") || ends_with(spec, ".sqlite3")) return StoreKind::sqlite;
+  return StoreKind::jsonl;
+}
+
+std::unique_ptr<LedgerStore> open_ledger(const std::string& spec, bool create) {
+  switch (store_kind(spec)) {
+    case StoreKind::postgres: return open_postgres_ledger(spec);
+    case StoreKind::sqlite: return open_sqlite_ledger(spec, create);
+    case StoreKind::jsonl: break;
+  }
+  return std::make_unique<JsonlLedger>(spec, create);
+}
+
+std::string new_record_id() {
+  std::random_device rd;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  return buf;
+}
+
+std::string derived_record_id(const LedgerRecord& r, std::size_t nth_identical) {
+  // FNV-1a over the record's fields: stable across runs and machines.
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0x1f) * 1099511628211ull;
+  };
+  char num[128];
+  std::snprintf(num, sizeof num, "%.17g|%.17g|%.17g|%zu", r.cost, r.gpu_hours, r.tokens, nth_identical);
+  for (const std::string* s : {&r.date, &r.experiment, &r.team, &r.user, &r.provider, &r.currency}) mix(*s);
+  mix(num);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "legacy-%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+double lock_timeout_seconds() {
+  if (const char* v = std::getenv("GPUPLAN_LEDGER_LOCK_TIMEOUT")) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && *end == '\0' && s >= 0 && s <= 86400) return s;
+  }
+  return 30;
+}
+
+}  // namespace gpuplan::store

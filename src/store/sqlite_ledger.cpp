@@ -1,0 +1,204 @@
+// The SQLite ledger: one file, WAL journal (readers never block the writer), every append a
+// transaction (a killed or failed writer leaves no partial record; a full disk rolls back), and
+// synchronous=FULL so a record reported as appended survives a crash.
+#include <sqlite3.h>
+
+#include <cmath>
+#include <string>
+
+#include "gpuplan/error.hpp"
+#include "store/ledger_store.hpp"
+
+namespace gpuplan::store {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+// Each step moves the schema from version i to i+1; a database is migrated step by step.
+const char* const kMigrations[] = {
+    R"(CREATE TABLE ledger (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         id TEXT NOT NULL UNIQUE,
+         date TEXT NOT NULL,
+         month TEXT NOT NULL,
+         experiment TEXT NOT NULL,
+         team TEXT NOT NULL DEFAULT '',
+         user_name TEXT NOT NULL DEFAULT '',
+         provider TEXT NOT NULL DEFAULT '',
+         cost REAL NOT NULL CHECK (cost >= 0),
+         currency TEXT NOT NULL,
+         gpu_hours REAL NOT NULL DEFAULT 0 CHECK (gpu_hours >= 0),
+         tokens REAL NOT NULL DEFAULT 0 CHECK (tokens >= 0),
+         recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
+       CREATE INDEX ledger_month ON ledger (month, team, user_name, currency, cost);
+       CREATE INDEX ledger_team ON ledger (team, month);
+       CREATE INDEX ledger_user ON ledger (user_name, month);
+       CREATE INDEX ledger_experiment ON ledger (experiment, month);)",
+};
+
+class SqliteLedger : public LedgerStore {
+ public:
+  SqliteLedger(const std::string& path, bool create) : path_(path) {
+    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+    if (!create && !exists(path)) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open file: no such file");
+    try {
+      if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("cannot open");
+      sqlite3_busy_timeout(db_, static_cast<int>(lock_timeout_seconds() * 1000));
+      exec("PRAGMA journal_mode=WAL");
+      exec("PRAGMA synchronous=FULL");
+      migrate();
+    } catch (...) {
+      sqlite3_close(db_);  // the destructor does not run for a constructor that throws
+      throw;
+    }
+  }
+  ~SqliteLedger() override { sqlite3_close(db_); }
+
+  std::size_t append(const std::vector<LedgerRecord>& records) override {
+    exec("BEGIN IMMEDIATE");
+    std::size_t added = 0;
+    try {
+      sqlite3_stmt* st = prepare(
+          "INSERT INTO ledger (id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING");
+      for (const auto& r : records) {
+        const std::string month = period_of(r.date);
+        const std::string* text[] = {&r.id, &r.date, &month, &r.experiment, &r.team, &r.user, &r.provider};
+        for (int i = 0; i < 7; ++i) sqlite3_bind_text(st, i + 1, text[i]->c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_double(st, 8, r.cost);
+        sqlite3_bind_text(st, 9, r.currency.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_double(st, 10, r.gpu_hours);
+        sqlite3_bind_double(st, 11, r.tokens);
+        const int rc = sqlite3_step(st);
+        if (rc != SQLITE_DONE) {
+          sqlite3_finalize(st);
+          fail("append failed");
+        }
+        added += static_cast<std::size_t>(sqlite3_changes(db_));
+        sqlite3_reset(st);
+      }
+      sqlite3_finalize(st);
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    return added;
+  }
+
+  void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
+    sqlite3_stmt* st = prepare(
+        "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens FROM ledger "
+        "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq");
+    bind_period(st, period);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      LedgerRecord r;
+      r.where = SourceLocation{path_, sqlite3_column_int(st, 0), 0};
+      std::string* text[] = {&r.id, &r.date, &r.experiment, &r.team, &r.user, &r.provider};
+      for (int i = 0; i < 6; ++i) *text[i] = column_text(st, i + 1);
+      r.cost = sqlite3_column_double(st, 7);
+      r.currency = column_text(st, 8);
+      r.gpu_hours = sqlite3_column_double(st, 9);
+      r.tokens = sqlite3_column_double(st, 10);
+      visit(std::move(r));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) fail("read failed");
+  }
+
+  std::vector<LedgerTotal> totals(const std::string& period) override {
+    // Covered by the (month, team, user_name, currency, cost) index: no table rows are read.
+    sqlite3_stmt* st = prepare(
+        "SELECT month, team, user_name, currency, sum(cost), count(*) FROM ledger "
+        "WHERE month BETWEEN ?1 AND ?2 GROUP BY month, team, user_name, currency");
+    bind_period(st, period);
+    std::vector<LedgerTotal> out;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+      out.push_back({column_text(st, 0), column_text(st, 1), column_text(st, 2), column_text(st, 3), sqlite3_column_double(st, 4),
+                     static_cast<std::size_t>(sqlite3_column_int64(st, 5))});
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) fail("read failed");
+    return out;
+  }
+
+  std::string describe() const override { return "SQLite database " + path_; }
+
+ private:
+  static bool exists(const std::string& path) {
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+      std::fclose(f);
+      return true;
+    }
+    return false;
+  }
+
+  // One month, or all ("" to "9999-99" spans every "YYYY-MM"): a range the month index can serve.
+  static void bind_period(sqlite3_stmt* st, const std::string& period) {
+    sqlite3_bind_text(st, 1, period.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, period.empty() ? "9999-99" : period.c_str(), -1, SQLITE_TRANSIENT);
+  }
+
+  static std::string column_text(sqlite3_stmt* st, int i) {
+    const unsigned char* t = sqlite3_column_text(st, i);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    const int code = sqlite3_extended_errcode(db_);
+    std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    if ((code & 0xff) == SQLITE_BUSY) why += " (another writer held it for the whole lock timeout; GPUPLAN_LEDGER_LOCK_TIMEOUT sets the wait)";
+    if ((code & 0xff) == SQLITE_FULL) why += " (No space left on device; the transaction was rolled back)";
+    throw InputError(SourceLocation{path_, 0, 0}, "ledger", what + ": " + why);
+  }
+
+  void exec(const char* sql) {
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(std::string("cannot run ") + sql);
+  }
+
+  sqlite3_stmt* prepare(const char* sql) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) fail("cannot prepare a query");
+    return st;
+  }
+
+  int user_version() {
+    sqlite3_stmt* st = prepare("PRAGMA user_version");
+    const int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return v;
+  }
+
+  // Schema changes run in one IMMEDIATE transaction, so concurrent first writers serialise and
+  // each sees the version the previous one left.
+  void migrate() {
+    if (user_version() == kSchemaVersion) return;
+    exec("BEGIN IMMEDIATE");
+    try {
+      const int have = user_version();
+      if (have > kSchemaVersion)
+        throw InputError(SourceLocation{path_, 0, 0}, "ledger",
+                         "schema version " + std::to_string(have) + " was written by a newer gpuplan (this one knows " +
+                             std::to_string(kSchemaVersion) + ")");
+      for (int v = have; v < kSchemaVersion; ++v) exec(kMigrations[v]);
+      exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<LedgerStore> open_sqlite_ledger(const std::string& path, bool create) {
+  return std::make_unique<SqliteLedger>(path, create);
+}
+
+}  // namespace gpuplan::store

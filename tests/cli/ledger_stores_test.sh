@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The ledger stores end to end, each test against JSONL, SQLite and PostgreSQL: idempotent
+# appends, 60 concurrent writer processes, killed writers, import/export round trips, and the
+# budget gate reading every store. PostgreSQL comes from GPUPLAN_TEST_POSTGRES_HOST/_USER (see
+# .ci/setup-spend.sh); without it the PostgreSQL run skips (exit 77), unless
+# GPUPLAN_REQUIRE_SERVICES=1, when its absence fails the test.
+source "$(dirname "$0")/lib.sh"
+EX="$1/../examples/ci"
+
+# Usage: ledger_stores_test.sh TESTS_DIR STORE... (jsonl, sqlite, postgres)
+stores=("${@:2}")
+if [[ " ${stores[*]} " == *" postgres "* ]]; then
+  if [[ -z "${GPUPLAN_TEST_POSTGRES_HOST:-}" ]] || ! command -v psql >/dev/null; then
+    if [[ "${GPUPLAN_REQUIRE_SERVICES:-0}" == 1 ]]; then
+      echo "FAIL: GPUPLAN_REQUIRE_SERVICES=1 but no PostgreSQL (set GPUPLAN_TEST_POSTGRES_HOST; see .ci/setup-spend.sh)"
+      exit 1
+    fi
+    echo "SKIP: PostgreSQL not available (GPUPLAN_TEST_POSTGRES_HOST unset; see .ci/setup-spend.sh)"
+    exit 77
+  fi
+  PGURL_BASE="postgresql:///postgres?host=$GPUPLAN_TEST_POSTGRES_HOST&user=${GPUPLAN_TEST_POSTGRES_USER:-gpuplan}"
+fi
+
+# ledger KIND NAME: a fresh, empty ledger of that store (a new database for PostgreSQL).
+ledger() {
+  case $1 in
+    jsonl) echo "$TMP/$2.jsonl" ;;
+    sqlite) echo "$TMP/$2.db" ;;
+    postgres)
+      local db="t_$$_$2"
+      psql -q "$PGURL_BASE" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null 2>&1
+      echo "postgresql:///$db?host=$GPUPLAN_TEST_POSTGRES_HOST&user=${GPUPLAN_TEST_POSTGRES_USER:-gpuplan}" ;;
+  esac
+}
+records() { "$G" ledger report --ledger "$1" --format json 2>/dev/null | grep -oE '"records": ?[0-9]+' | grep -oE '[0-9]+$'; }
+total() { "$G" ledger report --ledger "$1" --format json 2>/dev/null | grep -oE '"total": ?[0-9.e+]+' | grep -oE '[0-9.e+]+$'; }
+same() {  # same ACTUAL EXPECTED DESCRIPTION
+  if [[ "$1" == "$2" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $3: got '$1', expected '$2'"; fi
+}
+
+for kind in "${stores[@]}"; do
+  # A retried append with the same id counts once.
+  L=$(ledger "$kind" retry)
+  expect 0 "$kind: add with id" -- "$G" ledger add --ledger "$L" --experiment sft --cost 10 --id job-1 --date 2026-12-01
+  expect 0 "$kind: retried add with the same id" -- "$G" ledger add --ledger "$L" --experiment sft --cost 10 --id job-1 --date 2026-12-01
+  has out "already recorded" "$kind: the retry says nothing was added"
+  expect 0 "$kind: another id" -- "$G" ledger add --ledger "$L" --experiment sft --cost "903.957 INR" --id job-2 --date 2026-12-02
+  same "$(records "$L")" 2 "$kind: a retried id counts once"
+
+  # 60 appends from 60 processes at once: 60 records.
+  L=$(ledger "$kind" conc)
+  pids=()  # a fresh store: the 60 writers also race to create the file or schema
+  for i in $(seq 1 60); do "$G" ledger add --ledger "$L" --experiment "run$i" --cost 1 --date 2026-12-01 --id "c$i" >/dev/null 2>"$TMP/conc$i.err" & pids+=($!); done
+  bad=0
+  for p in "${pids[@]}"; do wait "$p" || bad=$((bad + 1)); done
+  same "$bad" 0 "$kind: every concurrent writer succeeded"
+  same "$(records "$L")" 60 "$kind: 60 concurrent appends = 60 records"
+
+  # Writers killed at random points: every append that reported success is there, and the
+  # ledger still reads and takes appends.
+  L=$(ledger "$kind" kill)
+  "$G" ledger add --ledger "$L" --experiment warm --cost 1 --date 2026-12-01 --id warm >/dev/null
+  committed=(warm)
+  for i in $(seq 1 25); do
+    "$G" ledger add --ledger "$L" --experiment "k$i" --cost 1 --date 2026-12-01 --id "k$i" >/dev/null 2>&1 &
+    p=$!
+    sleep "0.0$((RANDOM % 10))"
+    kill -9 "$p" 2>/dev/null
+    { wait "$p"; } 2>/dev/null && committed+=("k$i")
+  done
+  expect 0 "$kind: append after killed writers" -- "$G" ledger add --ledger "$L" --experiment after --cost 1 --date 2026-12-01 --id after
+  committed+=(after)
+  "$G" ledger export - --ledger "$L" >"$TMP/kill-export.out" 2>"$TMP/kill.err"
+  same "$?" 0 "$kind: ledger exports after killed writers"
+  lost=0
+  for id in "${committed[@]}"; do grep -q "\"id\":\"$id\"" "$TMP/kill-export.out" || lost=$((lost + 1)); done
+  same "$lost" 0 "$kind: no committed record lost (${#committed[@]} committed)"
+
+  # Import from the shipped example ledger, export back to JSONL: same records, same totals;
+  # importing twice adds nothing.
+  L=$(ledger "$kind" imp)
+  expect 0 "$kind: import" -- "$G" ledger import "$EX/passing/ledger.jsonl" --ledger "$L" --format json
+  n=$(grep -c . "$EX/passing/ledger.jsonl")
+  has out "\"added\": ?$n" "$kind: import adds every record"
+  expect 0 "$kind: import again" -- "$G" ledger import "$EX/passing/ledger.jsonl" --ledger "$L" --format json
+  has out '"added": ?0' "$kind: a second import adds nothing"
+  expect 0 "$kind: export" -- "$G" ledger export "$TMP/back-$kind.jsonl" --ledger "$L"
+  same "$(total "$TMP/back-$kind.jsonl")" "$(total "$EX/passing/ledger.jsonl")" "$kind: export round trip keeps the total"
+
+  # The budget gate reads every store and reaches the same verdict.
+  for ex in passing failing; do
+    LX=$(ledger "$kind" "gate$ex")
+    "$G" ledger import "$EX/$ex/ledger.jsonl" --ledger "$LX" >/dev/null
+    "$G" check "$EX/$ex/experiments" --budget "$EX/$ex/budget.yaml" --ledger "$EX/$ex/ledger.jsonl" --date 2026-12-15 --format json >"$TMP/want.json" 2>/dev/null
+    "$G" check "$EX/$ex/experiments" --budget "$EX/$ex/budget.yaml" --ledger "$LX" --date 2026-12-15 --format json >"$TMP/got.json" 2>/dev/null
+    same "$(grep -E '"(pass|message)"' "$TMP/got.json" | md5sum)" "$(grep -E '"(pass|message)"' "$TMP/want.json" | md5sum)" "$kind: check on $ex gives the JSONL verdict"
+  done
+
+  # Unknown currency is refused at add time and nothing is stored (issue 16.11).
+  L=$(ledger "$kind" cur)
+  "$G" ledger add --ledger "$L" --experiment a --cost 1 --date 2026-12-01 >/dev/null
+  expect 2 "$kind: unknown currency refused" -- "$G" ledger add --ledger "$L" --experiment a --cost "5 XYZ"
+  has err "unknown currency \"XYZ\"" "$kind: names the currency"
+  same "$(records "$L")" 1 "$kind: nothing stored for the refused record"
+done
+
+# A missing SQLite ledger is an error for readers, not a new empty database.
+expect 2 "missing sqlite ledger" -- "$G" ledger report --ledger "$TMP/nope.db"
+has err "nope.db.*no such file" "names the missing file"
+[[ ! -e "$TMP/nope.db" ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a reader created nope.db"; }
+finish
