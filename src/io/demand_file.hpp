@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gpuplan::cli {
+namespace gpuplan::io {
 
 struct DemandProfile {
   std::string path;
@@ -24,4 +24,4 @@ DemandProfile load_demand_profile(const std::string& path);
 DemandProfile parse_demand_csv(const std::string& text, const std::string& path);
 DemandProfile parse_demand_yaml(const std::string& text, const std::string& path);
 
-}  // namespace gpuplan::cli
+}  // namespace gpuplan::io

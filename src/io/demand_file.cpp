@@ -1,4 +1,4 @@
-#include "cli/demand_file.hpp"
+#include "io/demand_file.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -11,7 +11,7 @@
 #include "gpuplan/units.hpp"
 #include "io/files.hpp"
 
-namespace gpuplan::cli {
+namespace gpuplan::io {
 namespace {
 
 constexpr double kMaxGpus = 100000;  // average GPUs busy in one period
@@ -326,4 +326,4 @@ DemandProfile load_demand_profile(const std::string& path) {
   return csv ? parse_demand_csv(text, path) : parse_demand_yaml(text, path);
 }
 
-}  // namespace gpuplan::cli
+}  // namespace gpuplan::io
