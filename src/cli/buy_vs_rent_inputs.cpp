@@ -184,6 +184,10 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
     s.profile = io::load_demand_profile(f.demand);
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
+    if (s.profile->from_jobs)
+      s.notes.push_back("demand is the GPU-hours per day of " + std::to_string(s.profile->jobs) + " jobs in " + f.demand +
+                        " (gpuplan demand shows them); within a day the jobs peaked at " + std::to_string(s.profile->jobs_peak_gpus) +
+                        " GPUs busy, which a daily profile averages out");
   } else {
     double h = 0;
     if (!f.gpu_hours.empty()) {
