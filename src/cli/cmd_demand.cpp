@@ -40,7 +40,8 @@ void run_demand(const DemandFlags& f) {
   const auto chart = concurrency_buckets(d.steps, from, d.end, bucket);
   Report r;
   r.json = io::demand_json(log, d, chart);
-  r.tables = io::demand_tables(log, d, chart, bucket, static_cast<std::size_t>(f.top));
+  if (output_format() == Format::csv) r.tables.push_back(io::demand_daily_table(d));  // CSV prints the first table
+  for (auto& t : io::demand_tables(log, d, chart, bucket, static_cast<std::size_t>(f.top))) r.tables.push_back(std::move(t));
   if (log.steps_skipped || log.pending_skipped)
     r.notes.push_back(std::to_string(log.steps_skipped) + " job step line(s) and " + std::to_string(log.pending_skipped) +
                       " job(s) that never started are left out (the allocation line carries a job's GPUs)");

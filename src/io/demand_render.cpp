@@ -104,6 +104,15 @@ json demand_json(const JobLog& log, const DemandSummary& d, const std::vector<Co
           {"concurrency", c}};
 }
 
+Table demand_daily_table(const DemandSummary& d) {
+  Table t;
+  t.title = "GPU-hours per day";
+  t.columns = {"day", "gpu_hours"};
+  for (std::size_t i = 0; i < d.daily_gpu_hours.size(); ++i)
+    t.rows.push_back({civil_date(d.first_day + static_cast<long>(i)), num(d.daily_gpu_hours[i], 3)});
+  return t;
+}
+
 std::vector<Table> demand_tables(const JobLog& log, const DemandSummary& d, const std::vector<ConcurrencyBucket>& chart,
                                  double bucket_seconds, std::size_t top) {
   return {summary_table(log, d), chart_table(d, chart, bucket_seconds), group_table("By team (account)", d.by_team, top),

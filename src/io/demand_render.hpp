@@ -20,4 +20,7 @@ nlohmann::json demand_json(const JobLog& log, const DemandSummary& d, const std:
 std::vector<Table> demand_tables(const JobLog& log, const DemandSummary& d, const std::vector<ConcurrencyBucket>& chart,
                                  double bucket_seconds, std::size_t top);
 
+// GPU-hours per UTC day with raw numbers (`day,gpu_hours`): what --format csv prints.
+Table demand_daily_table(const DemandSummary& d);
+
 }  // namespace gpuplan::io

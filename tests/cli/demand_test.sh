@@ -25,6 +25,9 @@ has out '█' "bars drawn"
 has out 'By team' "by team"
 has out '4 job step line' "steps left out, said"
 has out '1 running job' "running jobs said"
+expect 0 "csv is the daily series" -- "$G" demand "$CSV" --format csv
+has out '^day,gpu_hours' "raw columns"
+has out '^2026-03-02,76\.000' "76 GPU-h on 2 March"
 expect 0 "baseline percentile" -- "$G" demand "$CSV" --baseline-percentile 75% --format json
 has out '"baseline_gpus": 2\.0' "p75 of GPUs busy"
 
