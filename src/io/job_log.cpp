@@ -15,6 +15,8 @@ namespace gpuplan::io {
 namespace {
 
 constexpr long long kMaxGpusPerJob = 100000;
+constexpr double kMaxJobDays = 400;      // far past any scheduler's time limit
+constexpr double kMaxLogYears = 20;      // bounds the per-day series and the chart
 
 struct Line {
   int number = 0;
@@ -184,6 +186,7 @@ bool read_times(const Row& r, Job& j, bool& running) {
   running = !end;
   j.end = end.value_or(j.start);
   if (end && *end < j.start) r.fail_at("end", "ends before it starts");
+  if (end && *end - j.start > kMaxJobDays * 86400) r.fail_at("end", "runs longer than 400 days: check the times");
   return true;
 }
 
@@ -273,6 +276,10 @@ JobLog parse_job_log(const std::string& text, const std::string& path) {
     if (job->state == JobState::running) running.push_back(log.jobs.size());
     log.jobs.push_back(std::move(*job));
   }
+  double first = log.cutoff;
+  for (const Job& j : log.jobs) first = std::min(first, j.start);
+  if (log.cutoff - first > kMaxLogYears * 365.25 * 86400)
+    fail(path, h->number, 1, "", "the jobs span more than 20 years: check the times");
   // A running job (End Unknown) has run until the latest time the log shows.
   for (std::size_t i : running) log.jobs[i].end = std::max(log.jobs[i].start, log.cutoff);
   log.running = static_cast<int>(running.size());

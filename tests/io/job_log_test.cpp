@@ -68,6 +68,10 @@ TEST_CASE("malformed job rows name the file, line and field", "[demand][io]") {
   CHECK(error_of("JobID|Start|End|State\n").find("field 'alloctres'") != std::string::npos);
   CHECK(error_of("start,end,gpus\n2026-03-02T00:00:00,2026-03-02T01:00:00,-1\n").find("jobs.txt:2:") != std::string::npos);
   CHECK(error_of("").find("empty") != std::string::npos);
+  CHECK(error_of(head + "1|2020-03-02T00:00:00|2026-03-02T01:00:00|gres/gpu=1|COMPLETED\n").find("longer than 400 days") !=
+        std::string::npos);
+  CHECK(error_of(head + "1|1990-03-02T00:00:00|Unknown|gres/gpu=1|RUNNING\n2|2026-03-02T00:00:00|2026-03-02T01:00:00|gres/gpu=1|COMPLETED\n")
+            .find("more than 20 years") != std::string::npos);
   CHECK(io::looks_like_job_log("start,end,gpus\n"));
   CHECK_FALSE(io::looks_like_job_log("day,gpu_hours\n"));
 }
