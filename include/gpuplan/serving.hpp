@@ -55,6 +55,10 @@ struct ServingConstants {
   // Planning headroom: a replica is never loaded past this share of its request capacity.
   double max_utilization = 0.9;
   double latency_quantile = 0.95;    // the "p95" of --ttft-p95
+  // The largest fleet a plan may propose, in GPUs. Traffic that needs more is answered "beyond
+  // any sane fleet" rather than priced: the largest single clusters announced (xAI Colossus,
+  // Meta's two 24,576-GPU clusters, 2024) hold on the order of 100,000 GPUs.
+  double max_fleet_gpus = 100000;
 };
 
 enum class Batching { continuous, static_batch };
@@ -187,7 +191,9 @@ double ttft_quantile(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
                      const ServingRequest& r, const ReplicaPlan& p, double arrivals_per_second);
 
 struct FleetPlan {
-  int replicas = 0;                   // at peak
+  int replicas = 0;                   // at peak (0 when the fleet is beyond max_fleet_gpus)
+  double replicas_needed = 0;         // what the peak needs, before any limit
+  bool beyond_limit = false;          // replicas_needed x GPUs per replica > max_fleet_gpus
   double replica_hours_per_month = 0; // billed (idle capacity included)
   double utilization = 0;             // mean traffic / capacity paid for
   double ttft_seconds = 0;            // at the quantile, at peak
@@ -205,6 +211,7 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
 struct ServingCost {
   int replicas_per_instance = 0;
   int instances = 0;                  // at peak
+  std::int64_t gpus_billed = 0;       // instances x the instance's GPUs
   double per_month = 0;               // billed, tax included
   double rate_per_hour = 0;           // one instance, tax included
   double per_million_output_tokens = 0;
@@ -216,5 +223,56 @@ struct ServingCost {
 std::optional<ServingCost> price_serving(const Offer& offer, const Provider& provider, const ServingConfig& c,
                                          const ReplicaPlan& rp, const FleetPlan& f, const Scaling& s,
                                          const RunInputs& bill);
+
+// --- the offer search -----------------------------------------------------------------------
+// One offer serve may run on: its GPU, and the rate from its sheet's currency to the one
+// money is shown in.
+struct ServingCandidate {
+  const Provider* provider = nullptr;
+  const Offer* offer = nullptr;
+  const Gpu* gpu = nullptr;
+  double currency_rate = 1;
+};
+
+// Everything but the offer: the model, one replica's setup, requests, targets, traffic,
+// scaling and the bill.
+struct ServingJob {
+  ModelArch model;
+  ParamCounts params;
+  ServingConfig cfg;
+  ServingRequest req;
+  LatencyTargets targets;
+  Traffic traffic;
+  Scaling scaling;
+  RunInputs bill;                               // pricing, tax, start-up override
+  int tensor_parallel = 0;                      // 0: search 1, 2, 4, 8 within the instance
+  std::optional<double> cold_start_seconds;     // else start-up + weights read at the speed below
+  // Weights are read from storage at this speed on a cold start (the same 1 GB/s assumption as
+  // --checkpoint-write-speed; a local NVMe is faster, a network volume slower).
+  double weight_load_bytes_per_second = 1e9;
+};
+
+// The best tensor-parallel degree on one offer; money in the display currency.
+struct ServingOption {
+  ServingCandidate where;
+  int tp = 1;
+  ReplicaPlan plan;
+  FleetPlan fleet;
+  ServingCost cost;
+  double cold_start_seconds = 0;
+};
+struct ServingExclusion {
+  ServingCandidate where;
+  std::string why;
+};
+struct ServingSearch {
+  std::vector<ServingOption> options;           // those meeting the targets first, then by cost per month
+  std::vector<ServingExclusion> excluded;
+  std::vector<RooflinePoint> roofline;          // the best option's
+  std::int64_t roofline_capacity = 0;           // sequences its KV cache holds (and max_batch allows)
+};
+// nullopt (with `why`) when no degree fits, prices or stays within max_fleet_gpus.
+std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& where, std::string& why);
+ServingSearch search_serving(const ServingJob& j, const std::vector<ServingCandidate>& candidates);
 
 }  // namespace gpuplan

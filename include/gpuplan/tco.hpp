@@ -157,7 +157,12 @@ struct Sensitivity {
   Factor factor = Factor::demand;
   double swing = 0.2;
   Decision low, high;                     // at 1 - swing and 1 + swing
-  double low_buy_minus_rent = 0, high_buy_minus_rent = 0;  // monthly
+  // Owning minus renting per month at each end, for the GPUs that end's verdict owns (for a
+  // RENT verdict: what the base verdict owns, or the whole fleet when it owns none either), so
+  // the sign agrees with the verdict: negative under BUY and HYBRID, positive under RENT
+  // (unless the uncertainty rule overrode a cheaper owned option).
+  double low_buy_minus_rent = 0, high_buy_minus_rent = 0;
+  int low_compared_owned = 0, high_compared_owned = 0;
   std::optional<double> flip_down, flip_up;  // multiplier where the verdict first changes
 };
 Sensitivity sensitivity(const TcoInputs& in, const Decision& base, Factor f, double swing);

@@ -4,12 +4,15 @@
 #include <climits>
 #include <cmath>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
 #include "gpuplan/tco_defaults.hpp"
 #include "gpuplan/units.hpp"
+#include "io/tco_render.hpp"
 
 namespace gpuplan::cli {
 namespace td = tco_defaults;
@@ -126,17 +129,7 @@ std::vector<RentOffer> cheapest_shapes(const std::vector<RentOffer>& all, Pricin
 
 }  // namespace
 
-std::string money(double amount, const std::string& currency, int decimals) {
-  std::string digits = num(std::fabs(amount), decimals);
-  const auto dot = digits.find('.');
-  std::string whole = digits.substr(0, dot), frac = dot == std::string::npos ? "" : digits.substr(dot);
-  std::string grouped;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
-    grouped += whole[i];
-  }
-  return (amount < 0 && std::fabs(amount) >= 0.5 * std::pow(10.0, -decimals) ? "-" : "") + grouped + frac + " " + currency;
-}
+std::string money(double amount, const std::string& currency, int decimals) { return io::money_text(amount, currency, decimals); }
 
 void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   cmd.add_option("--gpu", f.gpu, "The GPU to buy (id or alias, e.g. rtx-4090, \"H100\")")->required();
@@ -170,20 +163,10 @@ void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   cmd.add_option("--restart-time", f.run.restart_time, "Relaunch and reload time after a spot preemption")->capture_default_str();
 }
 
-BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
-  BuyVsRentSetup s;
-  s.run = build_run_settings(f.run, Workload{});
-  const RunSettings& run = s.run;
-  const std::string& cur = run.currency;
-  auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
-  const Catalog& c = catalog();
-  s.gpu = &resolve_gpu(f.gpu);
-  const Gpu& gpu = *s.gpu;
-  const bool rack = gpu.form == GpuForm::datacentre;
-  OwnedTerms& o = s.in.owned;
-  s.in.uncertainty_rule = td::kUncertaintyRule;
+namespace {
 
-  // --- demand --------------------------------------------------------------------------------
+// The demand flags (or the profile file), the fleet width and the uncertainty.
+void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   const int demand_flags = !f.gpu_hours.empty() + !f.utilisation.empty() + !f.demand.empty();
   if (demand_flags == 0)
     bad_flag("--gpu-hours-per-month", "give the demand: --gpu-hours-per-month H, --utilisation P% (of --count GPUs) or --demand FILE");
@@ -198,9 +181,13 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
   if (!f.uncertainty.empty()) s.in.uncertainty = uncertainty_flag(f.uncertainty);
   const double u = s.in.uncertainty;
   if (!f.demand.empty()) {
-    s.profile = load_demand_profile(f.demand);
+    s.profile = io::load_demand_profile(f.demand);
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
+    if (s.profile->from_jobs)
+      s.notes.push_back("demand is the GPU-hours per day of " + std::to_string(s.profile->jobs) + " jobs in " + f.demand +
+                        " (gpuplan demand shows them); within a day the jobs peaked at " + std::to_string(s.profile->jobs_peak_gpus) +
+                        " GPUs busy, which a daily profile averages out");
   } else {
     double h = 0;
     if (!f.gpu_hours.empty()) {
@@ -230,11 +217,18 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
                                             std::to_string(kMaxFleet) + " are modelled");
     s.in.fleet_gpus = needed;
   }
-  const int n = s.in.fleet_gpus;
+}
 
-  // --- horizon and ownership terms -----------------------------------------------------------
-  s.in.horizon_months = horizon_months(f.horizon);
+// The horizon, the hardware's price and the build it sits in.
+void read_hardware(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
+  const RunSettings& run = s.run;
+  const std::string& cur = run.currency;
+  auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
+  const Gpu& gpu = *s.gpu;
+  const bool rack = gpu.form == GpuForm::datacentre;
+  OwnedTerms& o = s.in.owned;
+  s.in.horizon_months = horizon_months(f.horizon);
   if (!f.gpu_price.empty()) {
     o.gpu_price = money_flag("--gpu-price", f.gpu_price, {"gpu"}, run);
     if (!(o.gpu_price > 0)) bad_flag("--gpu-price", "must be positive");
@@ -263,6 +257,17 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
     note_default("rest of machine " + money(o.rest_of_machine_per_build, cur, 0) + " per " + std::to_string(o.gpus_per_build) + "-GPU build",
                  "--rest-of-machine");
   }
+}
+
+// Power, upkeep, resale, financing, colocation and engineer time.
+void read_running_costs(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
+  auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
+  const RunSettings& run = s.run;
+  const std::string& cur = run.currency;
+  auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
+  const Gpu& gpu = *s.gpu;
+  const bool rack = gpu.form == GpuForm::datacentre;
+  OwnedTerms& o = s.in.owned;
   o.tdp_watts = gpu.tdp_watts;
   if (!f.power_price.empty()) o.power_price_per_kwh = money_flag("--power-price", f.power_price, {"kwh"}, run);
   else {
@@ -303,9 +308,10 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
   s.ops_counted = o.ops_hours_per_month > 0 && o.engineer_rate_per_hour > 0;
   if (!s.ops_counted)
     s.notes.push_back("engineer time is not counted (no published figure): add it with --ops-hours-per-month and --engineer-rate");
+}
 
-  // --- renting -------------------------------------------------------------------------------
-  const Pricing pricing = run.spec.bill.pricing;
+// The spot terms a month of rented work runs under.
+RunInputs rent_bill(const BuyVsRentFlags& f, const RunSettings& run) {
   RunInputs bill;
   bill.tax_rate = run.spec.bill.tax_rate;
   bill.preemptions_per_hour = run.spec.bill.preemptions_per_hour;
@@ -314,88 +320,124 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
   auto ckpt = parse_seconds(f.checkpoint_time);
   if (!ckpt) bad_flag("--checkpoint-time", ckpt.error);
   bill.checkpoint_seconds = *ckpt.value;
+  return bill;
+}
 
-  auto rent_offer = [&](const Provider& p, const Offer& off) { return RentOffer{&off, &p, to_display(1.0, p.currency, run, p.where)}; };
-  // Every loaded offer of one GPU with a price for `pr`.
-  auto offers_of = [&](const std::string& gpu_id, Pricing pr) {
-    std::vector<RentOffer> out;
-    for (const auto& p : c.providers)
-      for (const auto& off : p.offers)
-        if (off.gpu == gpu_id && off.price(pr)) out.push_back(rent_offer(p, off));
-    return out;
-  };
+RentOffer rent_offer(const Provider& p, const Offer& off, const RunSettings& run) {
+  return RentOffer{&off, &p, to_display(1.0, p.currency, run, p.where)};
+}
+
+// Every loaded offer of one GPU with a price for `pr`.
+std::vector<RentOffer> offers_of(const std::string& gpu_id, Pricing pr, const RunSettings& run) {
+  std::vector<RentOffer> out;
+  for (const auto& p : catalog().providers)
+    for (const auto& off : p.offers)
+      if (off.gpu == gpu_id && off.price(pr)) out.push_back(rent_offer(p, off, run));
+  return out;
+}
+
+// --offer provider/offer, checked; sets the rented GPU.
+std::pair<const Provider*, const Offer*> pinned_offer(const std::string& text, Pricing pricing, BuyVsRentSetup& s) {
+  const Catalog& c = catalog();
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. runpod/rtx-4090-x1, got \"" + text + "\"");
+  const auto l = c.find_provider(text.substr(0, slash));
+  if (!l.found) bad_flag("--offer", lookup_failure("provider", text.substr(0, slash), l));
+  const std::string id = text.substr(slash + 1);
+  const auto it = std::find_if(l.found->offers.begin(), l.found->offers.end(), [&](const Offer& x) { return x.id == id; });
+  if (it == l.found->offers.end())
+    bad_flag("--offer", "provider " + l.found->id + " has no offer '" + id + "' (gpuplan providers show " + l.found->id + ")");
+  if (!it->price(pricing)) bad_flag("--offer", it->key() + " has no " + std::string(to_string(pricing)) + " price");
+  s.rented_gpu = c.find_gpu(it->gpu).found;
+  if (!s.rented_gpu) s.rented_gpu = s.gpu;
+  return {l.found, &*it};
+}
+
+// The GPUs some offer rents at this pricing; the owned one if it is among them, else the
+// nearest by memory and bf16 TFLOPS.
+const Gpu* rented_gpu_for(const Gpu& gpu, Pricing pricing) {
+  const Catalog& c = catalog();
+  std::set<std::string> rentable;
+  for (const auto& p : c.providers)
+    for (const auto& off : p.offers)
+      if (off.price(pricing)) rentable.insert(off.gpu);
+  if (rentable.empty()) bad_flag("--pricing", std::string("no loaded offer has a ") + to_string(pricing) + " price");
+  if (rentable.count(gpu.id)) return &gpu;
+  const Gpu* out = nullptr;
+  double best = 1e300;
+  for (const auto& g : c.gpus) {
+    if (!rentable.count(g.id) || bf16_or_best(g) <= 0 || bf16_or_best(gpu) <= 0) continue;
+    const double dist = std::fabs(std::log(static_cast<double>(g.memory_bytes) / static_cast<double>(gpu.memory_bytes))) +
+                        std::fabs(std::log(bf16_or_best(g) / bf16_or_best(gpu)));
+    if (dist < best) best = dist, out = &g;
+  }
+  if (!out) bad_flag("--gpu", "no loaded offer rents " + gpu.id + " or a GPU like it; pass --offer");
+  return out;
+}
+
+// Renting a different GPU: its hours scale by the speed ratio, and the reader is told.
+void note_equivalent(BuyVsRentSetup& s, bool pinned) {
+  const Gpu& gpu = *s.gpu;
+  RentTerms& rent = s.in.rent;
+  rent.hours_scale = bf16_or_best(*s.rented_gpu) > 0 && bf16_or_best(gpu) > 0 ? bf16_or_best(gpu) / bf16_or_best(*s.rented_gpu) : 1.0;
+  if (!pinned)
+    s.notes.push_back("no loaded offer rents " + gpu.id + ": renting " + s.rented_gpu->id + " instead (nearest by memory and bf16 TFLOPS)");
+  s.notes.push_back("rented hours are the owned GPU-hours x " + num(rent.hours_scale, 3) + " (bf16 TFLOPS " + num(bf16_or_best(gpu), 1) +
+                    " owned / " + num(bf16_or_best(*s.rented_gpu), 1) + " rented)");
+  if (s.rented_gpu->memory_bytes < gpu.memory_bytes)
+    s.notes.push_back(s.rented_gpu->id + " has less memory (" + format_gib(static_cast<double>(s.rented_gpu->memory_bytes)) +
+                      ") than " + gpu.id + " (" + format_gib(static_cast<double>(gpu.memory_bytes)) + "): check the job fits");
+}
+
+// The rented offers (pinned, or the cheapest shapes of the rented GPU) and the same GPU on spot
+// and on reserved terms, for comparison.
+void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
+  const RunSettings& run = s.run;
+  const Pricing pricing = run.spec.bill.pricing;
+  const RunInputs bill = rent_bill(f, run);
+  const int n = s.in.fleet_gpus;
   RentTerms& rent = s.in.rent;
   rent.pricing = pricing;
   rent.run = bill;
-  const Offer* pinned = nullptr;
   const Provider* pinned_provider = nullptr;
-  if (!f.offer.empty()) {
-    const auto slash = f.offer.find('/');
-    if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. runpod/rtx-4090-x1, got \"" + f.offer + "\"");
-    const auto l = c.find_provider(f.offer.substr(0, slash));
-    if (!l.found) bad_flag("--offer", lookup_failure("provider", f.offer.substr(0, slash), l));
-    const std::string id = f.offer.substr(slash + 1);
-    const auto it = std::find_if(l.found->offers.begin(), l.found->offers.end(), [&](const Offer& x) { return x.id == id; });
-    if (it == l.found->offers.end())
-      bad_flag("--offer", "provider " + l.found->id + " has no offer '" + id + "' (gpuplan providers show " + l.found->id + ")");
-    if (!it->price(pricing)) bad_flag("--offer", it->key() + " has no " + std::string(to_string(pricing)) + " price");
-    pinned = &*it;
-    pinned_provider = l.found;
-    s.rented_gpu = c.find_gpu(it->gpu).found;
-    if (!s.rented_gpu) s.rented_gpu = s.gpu;
-  } else {
-    // The GPUs some offer rents at this pricing; the owned one if it is among them, else the
-    // nearest by memory and bf16 TFLOPS.
-    std::set<std::string> rentable;
-    for (const auto& p : c.providers)
-      for (const auto& off : p.offers)
-        if (off.price(pricing)) rentable.insert(off.gpu);
-    if (rentable.empty()) bad_flag("--pricing", std::string("no loaded offer has a ") + to_string(pricing) + " price");
-    s.rented_gpu = s.gpu;
-    if (!rentable.count(gpu.id)) {
-      double best = 1e300;
-      for (const auto& g : c.gpus) {
-        if (!rentable.count(g.id) || bf16_or_best(g) <= 0 || bf16_or_best(gpu) <= 0) continue;
-        const double dist = std::fabs(std::log(static_cast<double>(g.memory_bytes) / static_cast<double>(gpu.memory_bytes))) +
-                            std::fabs(std::log(bf16_or_best(g) / bf16_or_best(gpu)));
-        if (dist < best) best = dist, s.rented_gpu = &g;
-      }
-      if (s.rented_gpu == s.gpu) bad_flag("--gpu", "no loaded offer rents " + gpu.id + " or a GPU like it; pass --offer");
-    }
-  }
-  if (s.rented_gpu != s.gpu) {
-    rent.hours_scale = bf16_or_best(*s.rented_gpu) > 0 && bf16_or_best(gpu) > 0 ? bf16_or_best(gpu) / bf16_or_best(*s.rented_gpu) : 1.0;
-    if (!pinned)
-      s.notes.push_back("no loaded offer rents " + gpu.id + ": renting " + s.rented_gpu->id + " instead (nearest by memory and bf16 TFLOPS)");
-    s.notes.push_back("rented hours are the owned GPU-hours x " + num(rent.hours_scale, 3) + " (bf16 TFLOPS " + num(bf16_or_best(gpu), 1) +
-                      " owned / " + num(bf16_or_best(*s.rented_gpu), 1) + " rented)");
-    if (s.rented_gpu->memory_bytes < gpu.memory_bytes)
-      s.notes.push_back(s.rented_gpu->id + " has less memory (" + format_gib(static_cast<double>(s.rented_gpu->memory_bytes)) +
-                        ") than " + gpu.id + " (" + format_gib(static_cast<double>(gpu.memory_bytes)) + "): check the job fits");
-  }
-  rent.offers = pinned ? std::vector<RentOffer>{rent_offer(*pinned_provider, *pinned)}
-                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing), pricing, n, bill.tax_rate);
-  if (!option_cost(0, n, s.in.demand, o, rent, s.in.horizon_months).feasible)
+  const Offer* pinned = nullptr;
+  if (!f.offer.empty()) std::tie(pinned_provider, pinned) = pinned_offer(f.offer, pricing, s);
+  else s.rented_gpu = rented_gpu_for(*s.gpu, pricing);
+  if (s.rented_gpu != s.gpu) note_equivalent(s, pinned != nullptr);
+  rent.offers = pinned ? std::vector<RentOffer>{rent_offer(*pinned_provider, *pinned, run)}
+                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing, run), pricing, n, bill.tax_rate);
+  if (!option_cost(0, n, s.in.demand, s.in.owned, rent, s.in.horizon_months).feasible)
     bad_flag("--pricing", "on spot the work is preempted faster than it can progress on " + rent.offers.front().offer->key() +
                               "; lower --preemptions-per-hour or rent on-demand");
   if (pricing == Pricing::spot && !bill.preemptions_per_hour &&
       std::none_of(rent.offers.begin(), rent.offers.end(), [](const RentOffer& x) { return x.offer->spot_preemptions_per_hour.has_value(); }))
     s.notes.push_back("no spot offer used states a preemption rate: spot assumes none (set --preemptions-per-hour)");
-
-  // The same GPU on spot, and reserved commitments, for comparison.
   s.spot = rent;
   s.spot.pricing = Pricing::spot;
   s.spot.offers.clear();
   if (pricing != Pricing::spot) {
-    if (pinned && pinned->price(Pricing::spot)) s.spot.offers = {rent_offer(*pinned_provider, *pinned)};
-    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot), Pricing::spot, n, bill.tax_rate);
+    if (pinned && pinned->price(Pricing::spot)) s.spot.offers = {rent_offer(*pinned_provider, *pinned, run)};
+    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot, run), Pricing::spot, n, bill.tax_rate);
   }
   for (Pricing term : {Pricing::reserved_1y, Pricing::reserved_3y}) {
     std::vector<RentOffer> set;
-    if (pinned && pinned->price(term)) set = {rent_offer(*pinned_provider, *pinned)};
-    else set = offers_of(s.rented_gpu->id, term);
+    if (pinned && pinned->price(term)) set = {rent_offer(*pinned_provider, *pinned, run)};
+    else set = offers_of(s.rented_gpu->id, term, run);
     if (!set.empty()) s.commitments.emplace_back(term, set);
   }
+}
+
+}  // namespace
+
+BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
+  BuyVsRentSetup s;
+  s.run = build_run_settings(f.run, Workload{});
+  s.gpu = &resolve_gpu(f.gpu);
+  s.in.uncertainty_rule = td::kUncertaintyRule;
+  read_demand(f, s);
+  read_hardware(f, s);
+  read_running_costs(f, s);
+  read_rent_terms(f, s);
   return s;
 }
 

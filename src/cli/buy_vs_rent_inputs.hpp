@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/demand_file.hpp"
+#include "io/demand_file.hpp"
 #include "cli/run_flags.hpp"
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/tco.hpp"
@@ -31,7 +31,7 @@ struct BuyVsRentSetup {
   TcoInputs in;
   RunSettings run;                   // currency, fx, bill terms
   std::string demand_source;         // "gpu_hours_per_month" | "utilisation" | "file"
-  std::optional<DemandProfile> profile;
+  std::optional<io::DemandProfile> profile;
   double hours_per_month = 0;        // expected demand
   bool count_given = false;
   std::vector<std::string> defaults;  // "power 0.16 USD/kWh (--power-price)" for each default used

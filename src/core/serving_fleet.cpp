@@ -63,8 +63,19 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
     return f;
   }
   const double peak = t.mean_requests_per_second * std::max(1.0, t.peak_factor);
-  f.replicas = std::max(1, static_cast<int>(std::min(1e9, std::ceil(peak / p.max_requests_per_second - 1e-9))));
-  if (s.autoscale) f.replicas = std::max(f.replicas, s.min_replicas);
+  f.replicas_needed = std::max(1.0, std::ceil(peak / p.max_requests_per_second - 1e-9));
+  if (s.autoscale) f.replicas_needed = std::max(f.replicas_needed, static_cast<double>(s.min_replicas));
+  // Checked before any integer conversion: the count must fit the limit (and so an int).
+  if (!(f.replicas_needed * tp_of(c) <= c.k.max_fleet_gpus)) {
+    f.beyond_limit = true;
+    f.meets_latency = false;
+    f.latency_why = "the peak needs " + std::to_string(static_cast<long long>(std::min(f.replicas_needed, 9e18))) +
+                    " replicas (" + std::to_string(tp_of(c)) + " GPU" + (tp_of(c) > 1 ? "s" : "") +
+                    " each), beyond any sane fleet (limit " +
+                    std::to_string(static_cast<long long>(c.k.max_fleet_gpus)) + " GPUs)";
+    return f;
+  }
+  f.replicas = static_cast<int>(f.replicas_needed);
   f.ttft_seconds = ttft_quantile(m, pc, gpu, c, r, p, peak / f.replicas);
   f.at_peak = load_point(m, pc, gpu, c, r, p, peak / f.replicas);
 
@@ -88,6 +99,14 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
   }
   f.replica_hours_per_month = replicas_on * kHoursPerMonth;
   f.utilization = replicas_on > 0 ? t.mean_requests_per_second / (replicas_on * p.capacity_requests_per_second) : 0;
+  // A replica loaded past the planning cap (or past its capacity) is never within target,
+  // whatever the queueing formulas say at that load.
+  const double cap = std::clamp(c.k.max_utilization, 0.01, 0.999);
+  if (f.meets_latency && (peak / f.replicas > p.max_requests_per_second * (1 + 1e-9) || f.utilization > cap + 1e-9)) {
+    f.meets_latency = false;
+    f.latency_why = "each replica would run at " + std::to_string(static_cast<long long>(std::llround(100 * f.utilization))) +
+                    "% of its capacity, above the " + std::to_string(static_cast<long long>(std::llround(100 * cap))) + "% cap";
+  }
   if (targets.ttft_seconds && f.ttft_seconds > *targets.ttft_seconds + 1e-12 && f.meets_latency) {
     f.meets_latency = false;
     f.latency_why = "cold starts (" + std::to_string(static_cast<long long>(std::llround(100 * f.cold_start_request_share))) +
@@ -106,6 +125,7 @@ std::optional<ServingCost> price_serving(const Offer& offer, const Provider& pro
   ServingCost sc;
   sc.replicas_per_instance = per_instance / tp;
   sc.instances = (f.replicas + sc.replicas_per_instance - 1) / sc.replicas_per_instance;
+  sc.gpus_billed = static_cast<std::int64_t>(sc.instances) * per_instance;  // replicas <= max_fleet_gpus: no overflow
   const double tax = bill.tax_rate.value_or(provider.tax_rate.value_or(0.0));
   sc.rate_per_hour = *price * per_instance * (1.0 + tax);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpuplan/memory.hpp"
+#include "gpuplan/serving.hpp"
 
 namespace gpuplan {
 
@@ -334,34 +335,21 @@ StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Wor
 
 DecodeTime estimate_decode(const ModelArch& m, const ParamCounts& pc, const Workload& w, const Gpu& gpu,
                            const TimeConstants& k) {
+  // One decode model: serving's forward pass (src/core/serving.cpp) with this workload's weight
+  // format, KV dtype, precision and tensor parallelism, the time model's bandwidth constants,
+  // each sequence at half its context on average.
+  ServingConfig c;
+  c.workload = w;
+  c.k.bandwidth_efficiency = k.bandwidth_efficiency;
+  c.k.quantised_bandwidth_factor = k.quantised_bandwidth_factor;
+  const double batch = static_cast<double>(std::max<std::int64_t>(1, w.micro_batch));
+  const double context = static_cast<double>(std::max<std::int64_t>(1, w.seq_len));
   DecodeTime d;
-  const int tp = std::max(1, w.tensor_parallel);
-  const MemoryBreakdown mem = estimate_memory(m, pc, w);
-  // Each decode step reads every weight once (MoE: only the routed experts, bounded by all of
-  // them) and each sequence's KV cache at its average length, half the context.
-  // An untied embedding table is looked up, not read: one row per token.
-  const double lookup_only = m.tied_embeddings ? 0.0 : pc.embedding * (w.precision == Precision::fp32 ? 4.0 : 2.0) / tp;
-  const double weights = std::max(0.0, mem[MemComponent::weights] - lookup_only) *
-                         (pc.total() > 0 ? std::min(1.0, pc.active / pc.total()) : 1.0);
-  const double kv = mem[MemComponent::kv_cache] / 2;
-  double bw = gpu.memory_bandwidth_gbps * 1e9 * k.bandwidth_efficiency;
-  // fp8 weights on cards with fp8 tensor cores are used as they are; everything narrower (or
-  // fp8 elsewhere) is dequantised in the kernel.
-  const bool native_fp8 = w.weight_format == WeightFormat::fp8 && gpu.tflops(PeakPrecision::fp8) > 0;
-  const bool dequantises = w.weight_format != WeightFormat::native && w.weight_format != WeightFormat::fp16 &&
-                           w.weight_format != WeightFormat::bf16 && w.weight_format != WeightFormat::fp32 && !native_fp8;
-  if (dequantises) bw *= k.quantised_bandwidth_factor;
-  const double peak = peak_tflops(gpu, w.precision == Precision::fp32 ? Precision::fp32 : Precision::fp16) * 1e12;
-  const double n = matmul_params(m, pc) / tp;
-  const double batch = static_cast<double>(w.micro_batch);
-  const double memory_time = bw > 0 ? (weights + kv) / bw : 0;
-  const double compute_time = peak > 0 ? batch * 2.0 * n / (peak * 0.5) : 0;
-  d.step_seconds = std::max(memory_time, compute_time);
-  if (d.step_seconds > 0) d.tokens_per_second = batch / d.step_seconds;
-  const double hfu = k.hfu > 0 ? k.hfu : 0.5;
-  const double prefill_flops = 2.0 * matmul_params(m, pc) + 4.0 * m.layers * m.attention_heads * m.head_dim *
-                                                                static_cast<double>(w.seq_len) / 2;
-  if (peak > 0) d.prefill_tokens_per_second = peak * tp * hfu / prefill_flops;
+  const PassTime step = decode_step(m, pc, gpu, c, batch, context / 2);
+  d.step_seconds = step.seconds;
+  if (std::isfinite(step.seconds) && step.seconds > 0) d.tokens_per_second = batch / step.seconds;
+  const PassTime pre = prefill(m, pc, gpu, c, context, batch);
+  if (std::isfinite(pre.seconds) && pre.seconds > 0) d.prefill_tokens_per_second = batch * context / pre.seconds;
   return d;
 }
 

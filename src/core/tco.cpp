@@ -327,10 +327,18 @@ Sensitivity sensitivity(const TcoInputs& in, const Decision& base, Factor f, dou
   s.factor = f;
   s.swing = swing;
   const int n = in.fleet_gpus;
+  // Each end is priced exactly (not read off the curve, which samples large fleets) for the
+  // count its own verdict owns.
+  auto gap = [&](double multiplier, const Decision& d, int& compared) {
+    const TcoInputs t = with_factor(in, f, multiplier);
+    compared = d.owned_gpus > 0 ? d.owned_gpus : base.owned_gpus > 0 ? base.owned_gpus : n;
+    return option_cost(compared, n, t.demand, t.owned, t.rent, t.horizon_months).total -
+           option_cost(0, n, t.demand, t.owned, t.rent, t.horizon_months).total;
+  };
   s.low = decide(with_factor(in, f, 1.0 - swing));
   s.high = decide(with_factor(in, f, 1.0 + swing));
-  s.low_buy_minus_rent = s.low.monthly(n) - s.low.monthly(0);
-  s.high_buy_minus_rent = s.high.monthly(n) - s.high.monthly(0);
+  s.low_buy_minus_rent = gap(1.0 - swing, s.low, s.low_compared_owned);
+  s.high_buy_minus_rent = gap(1.0 + swing, s.high, s.high_compared_owned);
 
   auto verdict_at = [&](double m) { return decide(with_factor(in, f, m)).verdict; };
   // Largest multiplier that keeps the residual at or below the hardware price.

@@ -97,6 +97,31 @@ expect 0 "data-centre defaults said" -- "$G" buy-vs-rent --gpu h100-sxm --count 
 has out 'network and cabling only' "rest-of-machine caveat"
 has out 'PUE 1\.58' "data-centre PUE default"
 
+# Sensitivity (issue 15.10): the tco_test.cpp 8xH100 build against 2.30/GPU-h. The verdict owns
+# 6 of the 8, so every row compares owning 6 with renting, and its sign agrees with its verdict:
+# power +20% is 8612.08 owning 6 against 9402.40 renting, -790.32 (owning all 8 would be +).
+cat >"$TMP/h100.yaml" <<'EOF2'
+providers:
+  - id: flat-cloud
+    name: Flat Cloud
+    currency: USD
+    prices_as_of: 2026-12-01
+    source: test fixture
+    billing_increment_seconds: 1
+    offers:
+      - {id: h100x8, gpu: h100-sxm, gpus: 8, region: test-1, on_demand_per_gpu_hour: 2.30}
+EOF2
+H100=(--gpu h100-sxm --count 8 --utilisation 70% --catalog "$TMP/h100.yaml" --offer flat-cloud/h100x8 --gpu-price 25000
+  --rest-of-machine 25000 --gpus-per-build 8 --power-price 0.10/kWh --load-factor 1.8 --pue 1.5 --idle-power 0%
+  --maintenance 5% --failure-rate 2% --colo 200/kW --ops-hours-per-month 20 --engineer-rate 100/h --resale 70%)
+expect 0 "sensitivity of a partial BUY" -- "$G" buy-vs-rent "${H100[@]}" --no-color
+has out 'Verdict: BUY: own 6 x h100-sxm of 8' "the verdict owns 6"
+has out 'power price +0\.100 USD/kWh +BUY 6 \(-[0-9.]+\) +BUY 6 \(-790\.32\)' "power row: BUY 6, negative"
+has out 'cloud price .*RENT \(own 6: \+[0-9.]+\)' "a RENT end compares the verdict's 6, positive"
+lacks out 'BUY( [0-9]+)? \(\+' "no BUY row with a positive owning-minus-renting"
+expect 0 "sensitivity json" -- "$G" buy-vs-rent "${H100[@]}" --format json
+has out '"compared_owned_gpus": 6' "rows compare the verdict's 6"
+
 # Help has examples; bad input exits 2 naming the flag.
 expect 0 "help" -- "$G" buy-vs-rent --help
 has out 'Examples:' "footer examples"

@@ -99,6 +99,21 @@ expect 0 "shipped example" -- "$G" serve --model llama-3.1-8b --requests-per-sec
   --quant int4-awq --tpot 50ms --ttft-p95 500ms --format json
 has out '"meets_latency": true' "something meets the targets"
 
+# Overload (issue 15.9): ten million requests a second is beyond any sane fleet. No row is
+# priced at over 100% utilisation or marked ok, no count overflows, and the answer says why.
+expect 1 "overload" -- "$G" serve "${ONE[@]}" --requests-per-second 10000000 --format json
+lacks out '"meets_latency": true' "nothing meets the target"
+lacks out '"gpus_billed": -' "no negative GPU count"
+lacks out '"utilization": ([1-9][0-9]*\.|1\.0*[1-9])' "no utilisation above 100%"
+has out 'beyond any sane fleet' "the limit is named"
+expect 1 "overload table" -- "$G" serve "${ONE[@]}" --requests-per-second 10000000 --explain
+has out 'beyond any sane fleet' "the note says the traffic is beyond any fleet"
+lacks out ' yes ' "no row marked ok"
+# Heavy but possible: priced, every replica within the 90% cap.
+expect 0 "heavy" -- "$G" serve "${ONE[@]}" --requests-per-second 2000 --format json
+has out '"gpus_billed": [0-9]+' "GPUs billed"
+lacks out '"utilization": 0\.9[1-9]' "utilisation within the cap"
+
 # Bad input exits 2 naming the flag.
 expect 2 "negative rate" -- "$G" serve "${ONE[@]}" --requests-per-second -5
 has err "field '--requests-per-second'" "rate flag named"

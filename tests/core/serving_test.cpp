@@ -5,6 +5,7 @@
 #include "core/test_models.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/serving.hpp"
+#include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
 
 using namespace gpuplan;
@@ -337,4 +338,83 @@ TEST_CASE("scale to zero bills on-periods; a big instance is up whenever its one
   REQUIRE(h);
   CHECK(h->per_month == Approx(2.0 * f.launches_per_month).epsilon(0.01));
   CHECK(h->per_month > 5 * one->per_month);
+}
+
+TEST_CASE("traffic beyond any sane fleet is refused, never priced at over 100% utilisation", "[serving][overload]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const ServingRequest r = request(512, 256);
+  const ReplicaPlan p = plan_replica(m, pc, card(), c, r, {});
+  REQUIRE(p.max_requests_per_second > 0);
+  // Ten million requests a second needs millions of replicas: past the 100,000-GPU limit.
+  const FleetPlan f = plan_fleet(m, pc, card(), p, c, r, Traffic{1e7, 1}, {}, {});
+  CHECK_FALSE(f.meets_latency);
+  CHECK(f.utilization <= c.k.max_utilization + 1e-9);
+  CHECK(f.beyond_limit);
+  CHECK(f.replicas == 0);
+  CHECK(f.replicas_needed == Approx(std::ceil(1e7 / p.max_requests_per_second)));
+  CHECK(f.latency_why.find("beyond any sane fleet") != std::string::npos);
+  Provider prov;
+  CHECK_FALSE(price_serving(offer(8, 2.0), prov, c, p, f, {}, RunInputs{}));
+  // Just inside the limit: priced, and the GPU count is exact (no 32-bit overflow).
+  ServingConfig wide = c;
+  wide.k.max_fleet_gpus = 1e6;
+  const double rps = 2e5 * p.max_requests_per_second;  // 200,000 replicas
+  const FleetPlan big = plan_fleet(m, pc, card(), p, wide, r, Traffic{rps, 1}, {}, {});
+  REQUIRE_FALSE(big.beyond_limit);
+  CHECK(big.replicas == 200000);
+  CHECK(big.utilization <= c.k.max_utilization + 1e-9);
+  Offer o = offer(8, 2.0);
+  const auto cost = price_serving(o, prov, wide, p, big, {}, RunInputs{});
+  REQUIRE(cost);
+  CHECK(cost->gpus_billed == 200000);
+}
+
+TEST_CASE("serve's offer search picks the tensor-parallel degree and explains exclusions", "[serving][overload]") {
+  const ModelArch m = testing::llama31_8b();
+  Provider prov;
+  prov.id = "p";
+  prov.currency = "USD";
+  Offer o1 = offer(1, 2.0), o8 = offer(8, 2.0);
+  o1.provider = o8.provider = "p";
+  const Gpu g = card();
+  ServingJob j{m, count_params(m), config(), request(512, 256), {}, Traffic{1.0, 1}, {}, RunInputs{}, 0, std::nullopt};
+  ServingSearch s = search_serving(j, {{&prov, &o1, &g, 1.0}, {&prov, &o8, &g, 2.0}});
+  REQUIRE(s.options.size() == 2);
+  CHECK(s.options.front().where.offer == &o1);  // one GPU at 2.00/h beats eight converted at 2x
+  CHECK(s.options.front().tp == 1);
+  CHECK(s.options.back().cost.per_month == Approx(2.0 * 8 * s.options.front().cost.per_month));
+  CHECK_FALSE(s.roofline.empty());
+  // Overload: every offer excluded with the fleet limit named.
+  j.traffic.mean_requests_per_second = 1e7;
+  s = search_serving(j, {{&prov, &o1, &g, 1.0}});
+  CHECK(s.options.empty());
+  REQUIRE(s.excluded.size() == 1);
+  CHECK(s.excluded.front().why.find("beyond any sane fleet") != std::string::npos);
+}
+
+TEST_CASE("estimate's decode speed is serve's: one pass model", "[serving][time]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  for (WeightFormat f : {WeightFormat::native, WeightFormat::int4_gptq}) {
+    for (std::int64_t batch : {1, 8, 64}) {
+      for (int tp : {1, 2}) {
+        Workload w;
+        w.method = Method::inference;
+        w.weight_format = f;
+        w.micro_batch = batch;
+        w.seq_len = 1024;
+        w.tensor_parallel = tp;
+        w.gpus = tp;
+        ServingConfig c;
+        c.workload = w;
+        const PassTime step = decode_step(m, pc, card(), c, static_cast<double>(batch), 512);
+        const DecodeTime d = estimate_decode(m, pc, w, card());
+        CHECK(d.step_seconds == Approx(step.seconds).epsilon(1e-12));
+        CHECK(d.tokens_per_second == Approx(batch / step.seconds).epsilon(1e-12));
+        CHECK(d.prefill_tokens_per_second == Approx(batch * 1024 / prefill(m, pc, card(), c, 1024, batch).seconds));
+      }
+    }
+  }
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <tuple>
 
 #include "gpuplan/tco.hpp"
 
@@ -179,6 +180,34 @@ TEST_CASE("an 8xH100 build over 3 years against an 8-GPU instance at 2.95/GPU-h"
   // is cheaper over it, because payback leaves out the 77,175 resale.
   CHECK(*payback_months(own, rent, capex_for(8, in.owned, 36)) == Approx(37.50).margin(kCent));
 
+  SECTION("sensitivity compares the fleet the verdict owns, with the sign of its verdict") {
+    // At 2.30/GPU-h renting costs 4088 x 2.30 = 9402.40: owning 6 (8457.55) beats it, owning all
+    // 8 (10,165.72) does not. The verdict is BUY 6, so each row compares owning 6, not 8.
+    // Power +20%: 8457.5487 + 0.2 x 772.632 = 8612.08 owning 6; 8612.0751 - 9402.40 = -790.32.
+    const Offer cheap = offer(8, 2.30);
+    in.rent = rent_on(cheap, p);
+    const Decision base = decide(in);
+    REQUIRE(base.verdict == Verdict::buy);
+    REQUIRE(base.owned_gpus == 6);
+    const Sensitivity power = sensitivity(in, base, Factor::power_price, 0.2);
+    CHECK(power.high.verdict == Verdict::buy);
+    CHECK(power.high_compared_owned == power.high.owned_gpus);
+    CHECK(power.high_buy_minus_rent == Approx(-790.32).margin(kCent));
+    for (Factor f : {Factor::demand, Factor::power_price, Factor::resale, Factor::cloud_price}) {
+      const Sensitivity x = sensitivity(in, base, f, 0.2);
+      for (const auto& [d, diff, compared] : {std::tuple{x.low, x.low_buy_minus_rent, x.low_compared_owned},
+                                              std::tuple{x.high, x.high_buy_minus_rent, x.high_compared_owned}}) {
+        INFO(to_string(f) << " " << to_string(d.verdict) << " " << d.owned_gpus << ": " << diff);
+        if (d.verdict == Verdict::rent) {
+          CHECK(diff >= 0);
+          CHECK(compared == base.owned_gpus);
+        } else {
+          CHECK(diff <= 0);
+          CHECK(compared == d.owned_gpus);
+        }
+      }
+    }
+  }
   SECTION("financed at 6% a year") {
     // i = 0.005/month; payment 225,000 x 0.005 / (1 - 1.005^-36) = 6844.94; interest
     // 6844.9359 x 36 - 225,000 = 21,417.69; capital (225,000 + 21,417.69 - 77,175) / 36 = 4701.19.

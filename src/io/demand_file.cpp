@@ -1,4 +1,4 @@
-#include "cli/demand_file.hpp"
+#include "io/demand_file.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -9,9 +9,11 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
+#include "gpuplan/demand.hpp"
 #include "io/files.hpp"
+#include "io/job_log.hpp"
 
-namespace gpuplan::cli {
+namespace gpuplan::io {
 namespace {
 
 constexpr double kMaxGpus = 100000;  // average GPUs busy in one period
@@ -308,6 +310,23 @@ DemandProfile parse_demand_yaml(const std::string& text, const std::string& path
 
 DemandProfile load_demand_profile(const std::string& path) {
   const std::string text = io::read_file(path);
+  if (looks_like_job_log(text)) {
+    // A job history: its GPU-hours per UTC day, first to last day it touches.
+    const DemandSummary d = summarise_demand(parse_job_log(text, path).jobs);
+    if (d.jobs == 0) throw InputError(SourceLocation{path, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
+    if (d.daily_gpu_hours.size() > kMaxDemandPeriods)
+      throw InputError(SourceLocation{path, 0, 0}, "", "more than " + std::to_string(kMaxDemandPeriods) + " days of jobs");
+    DemandProfile p;
+    p.path = path;
+    p.period = "day";
+    p.period_hours = 24;
+    p.start = civil(d.first_day);
+    p.gpu_hours = d.daily_gpu_hours;
+    p.from_jobs = true;
+    p.jobs = d.jobs;
+    p.jobs_peak_gpus = d.peak_gpus;
+    return p;
+  }
   const bool csv_name = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
   bool csv = csv_name;
   if (!csv) {
@@ -326,4 +345,4 @@ DemandProfile load_demand_profile(const std::string& path) {
   return csv ? parse_demand_csv(text, path) : parse_demand_yaml(text, path);
 }
 
-}  // namespace gpuplan::cli
+}  // namespace gpuplan::io

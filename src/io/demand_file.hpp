@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gpuplan::cli {
+namespace gpuplan::io {
 
 struct DemandProfile {
   std::string path;
@@ -13,15 +13,18 @@ struct DemandProfile {
   double period_hours = 24;           // 24 or 168
   std::string start;                  // first period's date (YYYY-MM-DD), "" when not given
   std::vector<double> gpu_hours;      // per period, in order, no gaps
+  bool from_jobs = false;             // summed from a job log (sacct or a CSV of jobs)
+  int jobs = 0, jobs_peak_gpus = 0;   // from a job log: GPU jobs, and the most GPUs busy at once
 };
 
 inline constexpr std::size_t kMaxDemandPeriods = 2000;
 
-// Reads a profile: CSV when the name ends in .csv or the first line has a comma, else YAML.
+// Reads a profile: a job log (io/job_log.hpp) summed per UTC day; else CSV when the name ends
+// in .csv or the first line has a comma, else YAML.
 DemandProfile load_demand_profile(const std::string& path);
 
 // The parsers behind it (text already read).
 DemandProfile parse_demand_csv(const std::string& text, const std::string& path);
 DemandProfile parse_demand_yaml(const std::string& text, const std::string& path);
 
-}  // namespace gpuplan::cli
+}  // namespace gpuplan::io

@@ -1,0 +1,103 @@
+// serve's search over offers: for each, the tensor-parallel degree whose fleet meets the
+// targets at the lowest monthly cost; then the offers ranked and the best one's roofline.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/serving.hpp"
+
+namespace gpuplan {
+
+namespace {
+
+std::vector<int> degrees(const ServingJob& j, int per_instance) {
+  std::vector<int> tps;
+  if (j.tensor_parallel > 0) tps.push_back(j.tensor_parallel);
+  else
+    for (int tp : {1, 2, 4, 8})
+      if (tp <= per_instance && j.model.attention_heads % tp == 0) tps.push_back(tp);
+  return tps;
+}
+
+ServingConfig with_tp(const ServingConfig& c, int tp) {
+  ServingConfig cfg = c;
+  cfg.workload.tensor_parallel = tp;
+  cfg.workload.gpus = tp;
+  return cfg;
+}
+
+bool better(const ServingOption& a, const ServingOption& b) {
+  if (a.fleet.meets_latency != b.fleet.meets_latency) return a.fleet.meets_latency;
+  return a.cost.per_month < b.cost.per_month;
+}
+
+// One degree on one offer; nullopt with `why` when it cannot serve.
+std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidate& w, int tp, std::string& why) {
+  const ServingConfig cfg = with_tp(j.cfg, tp);
+  const std::string tp_note = tp > 1 ? " (TP" + std::to_string(tp) + ")" : "";
+  ServingOption o;
+  o.where = w;
+  o.tp = tp;
+  o.plan = plan_replica(j.model, j.params, *w.gpu, cfg, j.req, j.targets);
+  if (!o.plan.capacity.fits) {
+    why = o.plan.capacity.why + tp_note;
+    return std::nullopt;
+  }
+  Scaling sc = j.scaling;
+  const double startup = j.bill.startup_seconds.value_or(w.provider->startup_seconds.value_or(0.0));
+  o.cold_start_seconds =
+      j.cold_start_seconds.value_or(startup + o.plan.capacity.weight_bytes * tp / j.weight_load_bytes_per_second);
+  sc.cold_start_seconds = o.cold_start_seconds;
+  o.fleet = plan_fleet(j.model, j.params, *w.gpu, o.plan, cfg, j.req, j.traffic, sc, j.targets);
+  if (o.fleet.beyond_limit) {
+    why = o.fleet.latency_why;
+    return std::nullopt;
+  }
+  auto cost = price_serving(*w.offer, *w.provider, cfg, o.plan, o.fleet, sc, j.bill);
+  if (!cost) {
+    why = std::string("no ") + to_string(j.bill.pricing) + " price";
+    return std::nullopt;
+  }
+  for (double* v : {&cost->per_month, &cost->rate_per_hour, &cost->per_million_output_tokens, &cost->per_request,
+                    &cost->at_full_load_per_million_output_tokens})
+    *v *= w.currency_rate;
+  o.cost = *cost;
+  return o;
+}
+
+}  // namespace
+
+std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& w, std::string& why) {
+  const int per = std::max(1, w.offer->gpus);
+  const std::vector<int> tps = degrees(j, per);
+  why = "no tensor-parallel degree divides the model's " + std::to_string(j.model.attention_heads) + " heads";
+  if (!tps.empty() && tps.front() > per)
+    why = "needs " + std::to_string(tps.front()) + " GPUs per replica; the instance has " + std::to_string(per);
+  std::optional<ServingOption> best;
+  for (int tp : tps) {
+    if (tp > per) continue;
+    auto o = serve_at(j, w, tp, why);
+    if (o && (!best || better(*o, *best))) best = std::move(o);
+  }
+  return best;
+}
+
+ServingSearch search_serving(const ServingJob& j, const std::vector<ServingCandidate>& candidates) {
+  ServingSearch out;
+  for (const ServingCandidate& c : candidates) {
+    std::string why;
+    if (auto o = serve_on(j, c, why)) out.options.push_back(std::move(*o));
+    else out.excluded.push_back({c, why});
+  }
+  std::stable_sort(out.options.begin(), out.options.end(), better);
+  if (out.options.empty()) return out;
+  const ServingOption& b = out.options.front();
+  // Past the KV capacity too, up to twice the knee, so the knee shows even where memory binds first.
+  const std::int64_t cap = std::max<std::int64_t>(1, b.plan.capacity.max_concurrent_sequences);
+  const std::int64_t knee = static_cast<std::int64_t>(b.plan.knee_batch);
+  out.roofline = roofline(j.model, j.params, *b.where.gpu, with_tp(j.cfg, b.tp), j.req,
+                          std::max(cap, std::min<std::int64_t>(2 * knee, 8192)));
+  out.roofline_capacity = cap;
+  return out;
+}
+
+}  // namespace gpuplan

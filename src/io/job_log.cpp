@@ -1,0 +1,291 @@
+#include "io/job_log.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include "gpuplan/error.hpp"
+#include "io/files.hpp"
+
+namespace gpuplan::io {
+
+namespace {
+
+constexpr long long kMaxGpusPerJob = 100000;
+constexpr double kMaxJobDays = 400;      // far past any scheduler's time limit
+constexpr double kMaxLogYears = 20;      // bounds the per-day series and the chart
+
+struct Line {
+  int number = 0;
+  std::string_view text;
+};
+
+std::vector<Line> split_lines(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  std::vector<Line> out;
+  int n = 0;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    out.push_back(Line{++n, line});
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+struct Cell {
+  std::string_view text;
+  int column = 1;
+};
+
+std::vector<Cell> split(const Line& l, char sep) {
+  std::vector<Cell> out;
+  std::size_t from = 0;
+  while (true) {
+    const auto at = l.text.find(sep, from);
+    const std::string_view raw = l.text.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from);
+    out.push_back({trim(raw), static_cast<int>(from) + 1});
+    if (at == std::string_view::npos) break;
+    from = at + 1;
+  }
+  return out;
+}
+
+const Line* first_line(const std::vector<Line>& lines) {
+  for (const Line& l : lines)
+    if (!trim(l.text).empty() && trim(l.text).front() != '#') return &l;
+  return nullptr;
+}
+
+std::optional<long long> whole(std::string_view s) {
+  long long v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// Days since 1970-01-01 (Howard Hinnant's days_from_civil) for a valid date.
+std::optional<long> civil_days(int y, int m, int d) {
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1] + (m == 2 && leap)) return std::nullopt;
+  const int yy = y - (m <= 2 ? 1 : 0), era = yy / 400, yoe = yy - era * 400;
+  const int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  return static_cast<long>(era) * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+// "2026-03-01T10:00:00", "2026-03-01 10:00", a trailing Z: seconds since 1970, read as UTC.
+std::optional<double> timestamp(std::string_view s) {
+  if (!s.empty() && (s.back() == 'Z' || s.back() == 'z')) s.remove_suffix(1);
+  if (s.size() != 16 && s.size() != 19) return std::nullopt;
+  if (s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || (s.size() == 19 && s[16] != ':'))
+    return std::nullopt;
+  const auto y = whole(s.substr(0, 4)), mo = whole(s.substr(5, 2)), d = whole(s.substr(8, 2)), h = whole(s.substr(11, 2)),
+             mi = whole(s.substr(14, 2)), se = s.size() == 19 ? whole(s.substr(17, 2)) : std::optional<long long>(0);
+  if (!y || !mo || !d || !h || !mi || !se || *h > 23 || *mi > 59 || *se > 60) return std::nullopt;
+  const auto days = civil_days(static_cast<int>(*y), static_cast<int>(*mo), static_cast<int>(*d));
+  if (!days) return std::nullopt;
+  return static_cast<double>(*days) * 86400 + static_cast<double>(*h * 3600 + *mi * 60 + *se);
+}
+
+std::optional<JobState> state_of(std::string_view s) {
+  const std::string w = lower(s.substr(0, s.find(' ')));  // "CANCELLED by 1234"
+  static const std::map<std::string, JobState> kStates = {
+      {"completed", JobState::completed}, {"failed", JobState::failed},       {"cancelled", JobState::cancelled},
+      {"timeout", JobState::timeout},     {"out_of_memory", JobState::out_of_memory}, {"node_fail", JobState::node_fail},
+      {"boot_fail", JobState::node_fail}, {"deadline", JobState::timeout},   {"preempted", JobState::preempted},
+      {"running", JobState::running},     {"requeued", JobState::preempted}, {"suspended", JobState::other}};
+  if (w.empty()) return std::nullopt;
+  const auto it = kStates.find(w);
+  return it == kStates.end() ? JobState::other : it->second;
+}
+
+// GPUs in an AllocTRES list: "gres/gpu=4", or the typed "gres/gpu:a100=4" (summed when only typed).
+std::optional<long long> tres_gpus(std::string_view s) {
+  std::optional<long long> plain;
+  long long typed = 0;
+  bool any_typed = false;
+  for (std::size_t from = 0; from <= s.size();) {
+    const auto comma = s.find(',', from);
+    const std::string_view item = s.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
+    const auto eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    if (eq != std::string_view::npos && (key == "gres/gpu" || key.substr(0, 9) == "gres/gpu:")) {
+      const auto v = whole(item.substr(eq + 1));
+      if (!v || *v < 0) return std::nullopt;
+      if (key == "gres/gpu") plain = *v;
+      else typed += *v, any_typed = true;
+    }
+    if (comma == std::string_view::npos) break;
+    from = comma + 1;
+  }
+  return plain ? *plain : any_typed ? typed : 0;
+}
+
+[[noreturn]] void fail(const std::string& path, int line, int column, const std::string& field, const std::string& problem) {
+  throw InputError(SourceLocation{path, line, column}, field, problem);
+}
+
+// One row's cells by lower-case column name, with the header's spelling for messages.
+struct Row {
+  const std::string& path;
+  const Line& line;
+  const std::vector<Cell>& header;
+  const std::map<std::string, std::size_t>& index;
+  std::vector<Cell> cells;
+
+  const Cell* cell(const std::string& name) const {
+    const auto it = index.find(name);
+    return it == index.end() ? nullptr : &cells[it->second];
+  }
+  std::string_view text(const std::string& name) const { return cell(name) ? cell(name)->text : std::string_view(); }
+  [[noreturn]] void fail_at(const std::string& name, const std::string& problem) const {
+    const Cell* c = cell(name);
+    const std::string field = c ? std::string(header[index.at(name)].text) : name;
+    fail(path, line.number, c ? c->column : 1, field, problem);
+  }
+  // A timestamp, or nullopt for Unknown/None/empty.
+  std::optional<double> time(const std::string& name) const {
+    const std::string_view t = text(name);
+    if (t.empty() || t == "Unknown" || t == "None") return std::nullopt;
+    const auto v = timestamp(t);
+    if (!v) fail_at(name, "expected a time such as 2026-03-01T10:00:00, got \"" + std::string(t) + "\"");
+    return v;
+  }
+};
+
+void require(const Row& h, const std::vector<std::string>& names, const std::string& what) {
+  for (const auto& n : names)
+    if (!h.index.count(n)) fail(h.path, h.line.number, 1, n, "missing column: " + what);
+}
+
+// Fills the fields both formats share; false when the job never started.
+bool read_times(const Row& r, Job& j, bool& running) {
+  j.submit = r.time("submit");
+  const auto start = r.time("start");
+  if (!start) return false;
+  j.start = *start;
+  const auto end = r.time("end");
+  running = !end;
+  j.end = end.value_or(j.start);
+  if (end && *end < j.start) r.fail_at("end", "ends before it starts");
+  if (end && *end - j.start > kMaxJobDays * 86400) r.fail_at("end", "runs longer than 400 days: check the times");
+  return true;
+}
+
+std::optional<Job> sacct_row(const Row& r, JobLog& log) {
+  Job j;
+  j.id = std::string(r.text("jobid"));
+  if (j.id.find('.') != std::string::npos) {  // a step (123.batch, 123.0): its allocation line counts
+    ++log.steps_skipped;
+    return std::nullopt;
+  }
+  const auto state = state_of(r.text("state"));
+  if (!state) r.fail_at("state", "empty");
+  bool running = false;
+  if (lower(r.text("state")).rfind("pending", 0) == 0 || !read_times(r, j, running)) {
+    ++log.pending_skipped;
+    return std::nullopt;
+  }
+  j.state = running ? JobState::running : *state;
+  const auto gpus = tres_gpus(r.text("alloctres"));
+  if (!gpus || *gpus > kMaxGpusPerJob)
+    r.fail_at("alloctres", "expected gres/gpu=N or gres/gpu:TYPE=N, got \"" + std::string(r.text("alloctres")) + "\"");
+  j.gpus = static_cast<int>(*gpus);
+  j.name = std::string(r.text("jobname"));
+  j.user = std::string(r.text("user"));
+  j.team = std::string(r.text("account"));
+  j.partition = std::string(r.text("partition"));
+  return j;
+}
+
+std::optional<Job> csv_row(const Row& r, JobLog& log) {
+  Job j;
+  bool running = false;
+  if (!read_times(r, j, running)) r.fail_at("start", "missing: every job needs a start time");
+  const auto gpus = whole(r.text("gpus"));
+  if (!gpus || *gpus < 0 || *gpus > kMaxGpusPerJob)
+    r.fail_at("gpus", "expected a whole number of GPUs (0 to 100000), got \"" + std::string(r.text("gpus")) + "\"");
+  j.gpus = static_cast<int>(*gpus);
+  j.state = running ? JobState::running : JobState::completed;
+  if (!running && !r.text("state").empty()) j.state = *state_of(r.text("state"));
+  j.id = std::string(r.text("id"));
+  j.name = std::string(r.text("name"));
+  j.user = std::string(r.text("user"));
+  j.team = std::string(r.cell("team") ? r.text("team") : r.text("account"));
+  j.partition = std::string(r.text("partition"));
+  (void)log;
+  return j;
+}
+
+}  // namespace
+
+bool looks_like_job_log(const std::string& text) {
+  const auto lines = split_lines(text);
+  const Line* h = first_line(lines);
+  if (!h) return false;
+  const std::string t = lower(h->text);
+  if (t.find('|') != std::string::npos) return t.find("jobid") != std::string::npos;
+  std::map<std::string, int> names;
+  for (const Cell& c : split(*h, ',')) names[lower(c.text)] = 1;
+  return names.count("start") && names.count("end") && names.count("gpus");
+}
+
+JobLog parse_job_log(const std::string& text, const std::string& path) {
+  const auto lines = split_lines(text);
+  const Line* h = first_line(lines);
+  if (!h) fail(path, 1, 1, "", "empty: expected a header (sacct --parsable2, or start,end,gpus,...)");
+  JobLog log;
+  const bool sacct = h->text.find('|') != std::string_view::npos;
+  log.format = sacct ? "sacct" : "csv";
+  const char sep = sacct ? '|' : ',';
+  const std::vector<Cell> header = split(*h, sep);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < header.size(); ++i) index[lower(header[i].text)] = i;
+  const Row head{path, *h, header, index, header};
+  if (sacct) require(head, {"jobid", "start", "end", "alloctres", "state"}, "sacct --parsable2 --format needs JobID, Start, End, AllocTRES, State");
+  else require(head, {"start", "end", "gpus"}, "a job CSV needs start, end and gpus (and optionally submit, user, team, partition, state)");
+  std::vector<std::size_t> running;
+  for (const Line& l : lines) {
+    if (l.number <= h->number || trim(l.text).empty() || trim(l.text).front() == '#') continue;
+    Row r{path, l, header, index, split(l, sep)};
+    if (r.cells.size() != header.size())
+      fail(path, l.number, 1, "", "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(r.cells.size()));
+    // The log's cut-off is the latest time on any line (steps and pending jobs included).
+    for (const char* name : {"submit", "start", "end"})
+      if (const auto t = timestamp(r.text(name))) log.cutoff = std::max(log.cutoff, *t);
+    auto job = sacct ? sacct_row(r, log) : csv_row(r, log);
+    if (!job) continue;
+    if (job->state == JobState::running) running.push_back(log.jobs.size());
+    log.jobs.push_back(std::move(*job));
+  }
+  double first = log.cutoff;
+  for (const Job& j : log.jobs) first = std::min(first, j.start);
+  if (log.cutoff - first > kMaxLogYears * 365.25 * 86400)
+    fail(path, h->number, 1, "", "the jobs span more than 20 years: check the times");
+  // A running job (End Unknown) has run until the latest time the log shows.
+  for (std::size_t i : running) log.jobs[i].end = std::max(log.jobs[i].start, log.cutoff);
+  log.running = static_cast<int>(running.size());
+  return log;
+}
+
+JobLog load_job_log(const std::string& path) { return parse_job_log(read_file(path), path); }
+
+}  // namespace gpuplan::io

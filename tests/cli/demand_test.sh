@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# End-to-end checks of `gpuplan demand` on the sacct and CSV fixtures (hand-computed in
+# tests/core/demand_test.cpp) and of `buy-vs-rent --demand` fed a job log.
+# Usage: GPUPLAN=path/to/gpuplan demand_test.sh TESTS_DIR
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+SACCT="$1/fixtures/sacct_jobs.txt"
+CSV="$1/fixtures/jobs.csv"
+
+expect 0 "csv json" -- "$G" demand "$CSV" --format json
+has out '"format": "csv"' "CSV detected by its header"
+has out '"gpu_hours": 100\.0' "100 GPU-hours"
+has out '"gpu_hours_per_week": 350\.0' "350 a week"
+has out '"peak_gpus": 6' "peak 6"
+has out '"baseline_gpus": 1\.0' "baseline: p50 of GPUs busy"
+has out '"queue_p95_hours": 1\.(85|849)' "queue p95"
+has out '"failure_rate": 0\.25' "one of four failed"
+has out '"retry_rate": 1\.0' "and was retried"
+
+expect 0 "sacct table" -- "$G" demand "$SACCT" --no-color
+has out '^Demand from sacct' "sacct detected by its header"
+has out 'GPU-hours per week +350\.0' "the running job counted to the cut-off"
+has out 'GPUs busy per 2 hours' "concurrency chart"
+has out '█' "bars drawn"
+has out 'By team' "by team"
+has out '4 job step line' "steps left out, said"
+has out '1 running job' "running jobs said"
+expect 0 "csv is the daily series" -- "$G" demand "$CSV" --format csv
+has out '^day,gpu_hours' "raw columns"
+has out '^2026-03-02,76\.000' "76 GPU-h on 2 March"
+expect 0 "baseline percentile" -- "$G" demand "$CSV" --baseline-percentile 75% --format json
+has out '"baseline_gpus": 2\.0' "p75 of GPUs busy"
+
+expect 0 "buy-vs-rent from sacct" -- "$G" buy-vs-rent --gpu h100-sxm --demand "$SACCT" --gpu-price 25000 --format json
+has out '"source": "file"' "demand from the file"
+has out '"periods": 2' "two days"
+has out '"gpu_hours_per_month": 1520\.8' "100 GPU-h over 2 days x 730/48"
+
+printf 'JobID|Start|End|AllocTRES|State\n1|2026-03-02T00:00:00|2026-03-01T00:00:00|gres/gpu=1|COMPLETED\n' >"$TMP/bad.txt"
+expect 2 "end before start" -- "$G" demand "$TMP/bad.txt"
+has err 'bad\.txt:2:[0-9]+: field .End.: ends before it starts' "file:line:col and field"
+printf 'start,end,gpus\n2026-03-02T00:00:00,2026-03-02T01:00:00,two\n' >"$TMP/bad.csv"
+expect 2 "bad gpus" -- "$G" demand "$TMP/bad.csv"
+has err "bad\.csv:2:[0-9]+: field 'gpus'" "gpus named"
+expect 2 "missing file" -- "$G" demand "$TMP/nope.txt"
+expect 2 "bad percentile" -- "$G" demand "$CSV" --baseline-percentile 150%
+finish
