@@ -171,40 +171,40 @@ void run_estimate(const EstimateFlags& f) {
 
   io::Table fits;
   fits.title = "Where it fits";
-  fits.columns = {"gpu", "memory_gib", "fits", "headroom_gib", "max_micro_batch"};
+  fits.columns = {"gpu", "usable_gib", "fits", "headroom_gib", "max_micro_batch"};
   fits.align = {io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right};
   r.json["fits"] = nlohmann::json::array();
   bool any_fit = false;
   const Gpu* largest = nullptr;
   for (const Gpu* g : gpus) {
-    const double cap = static_cast<double>(g->memory_bytes);
+    const double cap = static_cast<double>(g->usable_bytes());
     const bool ok = total <= cap;
     any_fit = any_fit || ok;
     if (!largest || g->memory_bytes > largest->memory_bytes) largest = g;
     const std::int64_t mmb = max_micro_batch(m, pc, w, cap);
-    r.json["fits"].push_back({{"gpu", g->id}, {"fits", ok}, {"headroom_bytes", static_cast<std::int64_t>(std::llround(cap - total))},
+    r.json["fits"].push_back({{"gpu", g->id}, {"usable_bytes", g->usable_bytes()}, {"fits", ok}, {"headroom_bytes", static_cast<std::int64_t>(std::llround(cap - total))},
                               {"max_micro_batch", mmb}});
-    fits.rows.push_back({g->id, num(cap / kGiB, 0), ok ? "yes" : "no", num((cap - total) / kGiB, 1), std::to_string(mmb)});
+    fits.rows.push_back({g->id, num(cap / kGiB, 2), ok ? "yes" : "no", num((cap - total) / kGiB, 1), std::to_string(mmb)});
   }
   r.tables.push_back(breakdown);
   r.tables.push_back(fits);
 
   // Ways out, sized against the largest requested GPU (or the only one).
   r.json["advice"] = nlohmann::json::array();
-  const bool some_miss = std::any_of(gpus.begin(), gpus.end(), [&](const Gpu* g) { return total > static_cast<double>(g->memory_bytes); });
+  const bool some_miss = std::any_of(gpus.begin(), gpus.end(), [&](const Gpu* g) { return total > static_cast<double>(g->usable_bytes()); });
   if (largest && (some_miss || !any_fit) && f.gpu_names.size() <= 1) {
     const Gpu* target = f.gpu_names.empty() ? nullptr : gpus.front();
     if (!target) {
       // Against every GPU: advise for the most common budget card that misses, the largest consumer.
       for (const Gpu* g : gpus)
-        if (total > static_cast<double>(g->memory_bytes) && (!target || g->memory_bytes > target->memory_bytes)) target = g;
+        if (total > static_cast<double>(g->usable_bytes()) && (!target || g->memory_bytes > target->memory_bytes)) target = g;
     }
     if (target) {
       io::Table adv;
-      adv.title = "Ways to fit on " + target->id + " (" + format_gib(static_cast<double>(target->memory_bytes), 0) + ")";
+      adv.title = "Ways to fit on " + target->id + " (" + format_gib(static_cast<double>(target->usable_bytes()), 2) + " usable)";
       adv.columns = {"change", "per_gpu_gib", "fits", "why"};
       adv.align = {io::Align::left, io::Align::right, io::Align::left, io::Align::left};
-      for (const auto& a : advise_memory(m, pc, w, static_cast<double>(target->memory_bytes))) {
+      for (const auto& a : advise_memory(m, pc, w, static_cast<double>(target->usable_bytes()))) {
         adv.rows.push_back({a.change, num(a.per_gpu_bytes / kGiB, 2), a.fits ? "yes" : "no", a.explanation});
         r.json["advice"].push_back({{"gpu", target->id}, {"change", a.change}, {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(a.per_gpu_bytes))},
                                     {"fits", a.fits}, {"why", a.explanation}});

@@ -48,7 +48,7 @@ OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const 
     w.gpus = std::max(1, offer.gpus) * std::max(1, run.nodes);
     if (w.gpus % std::max(1, w.tensor_parallel) != 0) w.tensor_parallel = 1;
   }
-  const double cap = static_cast<double>(gpu.memory_bytes);
+  const double cap = static_cast<double>(gpu.usable_bytes());
   double need = estimate_memory(m, pc, w).per_gpu_bytes();
   // Several GPUs and replicas do not fit: shard the model states across them, as a user would.
   if (need > cap && w.gpus > 1 && w.sharding == Sharding::ddp) {
@@ -65,7 +65,7 @@ OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const 
   e.fits = need <= cap;
   if (!e.fits) {
     e.excluded = "needs " + std::to_string(static_cast<long long>(std::ceil(need / (1024.0 * 1024 * 1024)))) +
-                 " GiB per GPU; " + gpu.id + " has " + std::to_string(gpu.memory_bytes >> 30) + " GiB";
+                 " GiB per GPU; " + gpu.id + " has " + std::to_string(gpu.usable_bytes() >> 30) + " GiB usable";
     return e;
   }
   if (peak_tflops(gpu, w.precision) <= 0) {

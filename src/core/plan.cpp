@@ -60,7 +60,7 @@ PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   double largest_memory = 0;
-  for (const auto& o : in.offers) largest_memory = std::max(largest_memory, static_cast<double>(o.gpu->memory_bytes));
+  for (const auto& o : in.offers) largest_memory = std::max(largest_memory, static_cast<double>(o.gpu->usable_bytes()));
 
   std::vector<Candidate> front;  // all fitting candidates' (cost, time) for the Pareto front, pruned as it grows
   Candidate c;
@@ -104,7 +104,7 @@ PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_
       const PlanOffer& po = in.offers[k];
       const int per_instance = std::max(1, po.offer->gpus);
       if (gpus % per_instance != 0) continue;
-      if (need > static_cast<double>(po.gpu->memory_bytes)) continue;
+      if (need > static_cast<double>(po.gpu->usable_bytes())) continue;
       if (peak_tflops(*po.gpu, w.precision) <= 0) continue;
       const StepTime t = estimate_step_time(in.model, in.params, w, accum, *po.gpu, offer_links(*po.offer, *po.gpu), in.time);
       if (!(t.step_seconds > 0)) continue;

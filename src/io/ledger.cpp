@@ -63,6 +63,20 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
 
 LedgerLoad read_ledger(const std::string& path) { return parse_ledger(read_file(path), path); }
 
+namespace {
+// True when `row` fails only because it ends too soon: what an interrupted append leaves.
+bool cut_short(const std::string& row) {
+  try {
+    (void)nlohmann::json::parse(row);
+    return false;
+  } catch (const nlohmann::json::parse_error& e) {
+    return e.byte >= row.size();
+  } catch (const nlohmann::json::exception&) {
+    return false;  // e.g. 1e400: complete, but out of range
+  }
+}
+}  // namespace
+
 LedgerLoad parse_ledger(const std::string& text, const std::string& path) {
   LedgerLoad out;
   std::vector<InputError> errors;
@@ -77,7 +91,9 @@ LedgerLoad parse_ledger(const std::string& text, const std::string& path) {
     const SourceLocation at{path, line, 1};
     nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
     if (j.is_discarded()) {
-      if (last_unterminated) {
+      // Torn = cut short. A whole line that is well-formed JSON but fails to load (1e400
+      // overflows a double) is a bad record, not an interrupted append.
+      if (last_unterminated && cut_short(row)) {
         out.warnings.push_back(path + ":" + std::to_string(line) + ": torn last record (no newline, not valid JSON) skipped; an append was interrupted");
         continue;
       }
