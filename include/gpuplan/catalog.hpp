@@ -30,6 +30,9 @@ struct Gpu {
   GpuForm form = GpuForm::datacentre;
   std::vector<std::string> aliases;
   std::uint64_t memory_bytes = 0;
+  // What a program can allocate: the nominal size less ECC, the driver's reservation and the
+  // CUDA context (nvidia-smi's "total" minus what an empty process holds). 0 = not given.
+  std::uint64_t usable_memory_bytes = 0;
   double memory_bandwidth_gbps = 0;                 // GB/s (10^9 B/s)
   std::array<double, kPeakPrecisionCount> dense_tflops{};  // 0 = unsupported
   double tdp_watts = 0;
@@ -40,6 +43,8 @@ struct Gpu {
   SourceLocation where;                             // file and line it was read from
 
   double tflops(PeakPrecision p) const { return dense_tflops[static_cast<int>(p)]; }
+  // Bytes fits and headroom compare against: the usable figure when the catalog gives one.
+  std::uint64_t usable_bytes() const { return usable_memory_bytes > 0 ? usable_memory_bytes : memory_bytes; }
 };
 
 enum class Pricing { on_demand, spot, reserved_1y, reserved_3y };

@@ -55,7 +55,7 @@ struct OfferEvaluation {
   const char* infeasible_reason = "";  // cannot_finish, bad_layout: the model's literal
   bool resharded = false;           // the job's DDP replicas did not fit: sharded (FSDP) to fit
   double per_gpu_bytes = 0;
-  double capacity_bytes = 0;        // the card's memory
+  double capacity_bytes = 0;        // the card's usable memory (Gpu::usable_bytes)
   StepTime time;
   double steps = 0, tokens = 0;     // the run's work (0 when no work was given)
   double checkpoint_bytes = 0;

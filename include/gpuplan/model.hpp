@@ -74,6 +74,14 @@ ParamCounts count_params(const ModelArch& m);
 // its compressed latent plus the rope key.
 double kv_cache_values(const ModelArch& m, double context);
 
+// Limits on an architecture's products that readers enforce, so that widths fit the int
+// fields of LinearShape and counts stay far inside a double's exact range.
+inline constexpr std::int64_t kMaxModelWidth = std::int64_t{1} << 20;   // heads x head_dim, hidden, ...
+inline constexpr double kMaxModelParams = 1e15;
+// The first problem with `m`'s shape ("attention_heads x head_dim = ... exceeds ..."), or ""
+// when it is usable. Readers turn a problem into an error at the file's field.
+std::string arch_problem(const ModelArch& m);
+
 // Per-layer projection shapes, used for LoRA adapter sizes and Adafactor's factored states.
 struct LinearShape {
   int in = 0;

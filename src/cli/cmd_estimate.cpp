@@ -167,20 +167,21 @@ bool add_fits(const ModelArch& m, const ParamCounts& pc, const Workload& w, doub
               Report& r) {
   io::Table fits;
   fits.title = "Where it fits";
-  fits.columns = {"gpu", "memory_gib", "fits", "headroom_gib", "max_micro_batch"};
+  fits.columns = {"gpu", "usable_gib", "fits", "headroom_gib", "max_micro_batch"};
   fits.align = {io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right};
-  fits.csv_columns = {"gpu", "memory_bytes", "fits", "headroom_bytes", "max_micro_batch"};
+  fits.csv_columns = {"gpu", "usable_bytes", "fits", "headroom_bytes", "max_micro_batch"};
   r.json["fits"] = nlohmann::json::array();
   bool any_fit = false;
   for (const Gpu* g : gpus) {
-    const double cap = static_cast<double>(g->memory_bytes);
+    const double cap = static_cast<double>(g->usable_bytes());
     const bool ok = total <= cap;
     any_fit = any_fit || ok;
     const std::int64_t mmb = max_micro_batch(m, pc, w, cap);
     const auto headroom = static_cast<std::int64_t>(std::llround(cap - total));
-    r.json["fits"].push_back({{"gpu", g->id}, {"fits", ok}, {"headroom_bytes", headroom}, {"max_micro_batch", mmb}});
-    fits.rows.push_back({g->id, num(cap / kGiB, 0), ok ? "yes" : "no", num((cap - total) / kGiB, 1), std::to_string(mmb)});
-    fits.csv_rows.push_back({g->id, std::to_string(g->memory_bytes), ok ? "true" : "false", std::to_string(headroom), std::to_string(mmb)});
+    r.json["fits"].push_back({{"gpu", g->id}, {"usable_bytes", g->usable_bytes()}, {"fits", ok}, {"headroom_bytes", headroom},
+                              {"max_micro_batch", mmb}});
+    fits.rows.push_back({g->id, num(cap / kGiB, 2), ok ? "yes" : "no", num((cap - total) / kGiB, 1), std::to_string(mmb)});
+    fits.csv_rows.push_back({g->id, std::to_string(g->usable_bytes()), ok ? "true" : "false", std::to_string(headroom), std::to_string(mmb)});
   }
   r.tables.push_back(fits);
   return any_fit;
@@ -193,13 +194,13 @@ void add_advice(const EstimateFlags& f, const ModelArch& m, const ParamCounts& p
   if (f.gpu_names.size() > 1) return;
   const Gpu* target = nullptr;
   for (const Gpu* g : gpus)
-    if (total > static_cast<double>(g->memory_bytes) && (!target || g->memory_bytes > target->memory_bytes)) target = g;
+    if (total > static_cast<double>(g->usable_bytes()) && (!target || g->memory_bytes > target->memory_bytes)) target = g;
   if (!target) return;
   io::Table adv;
-  adv.title = "Ways to fit on " + target->id + " (" + format_gib(static_cast<double>(target->memory_bytes), 0) + ")";
+  adv.title = "Ways to fit on " + target->id + " (" + format_gib(static_cast<double>(target->usable_bytes()), 2) + " usable)";
   adv.columns = {"change", "per_gpu_gib", "fits", "why"};
   adv.align = {io::Align::left, io::Align::right, io::Align::left, io::Align::left};
-  for (const auto& a : advise_memory(m, pc, w, static_cast<double>(target->memory_bytes))) {
+  for (const auto& a : advise_memory(m, pc, w, static_cast<double>(target->usable_bytes()))) {
     adv.rows.push_back({a.change, num(a.per_gpu_bytes / kGiB, 2), a.fits ? "yes" : "no", a.explanation});
     r.json["advice"].push_back({{"gpu", target->id}, {"change", a.change}, {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(a.per_gpu_bytes))},
                                 {"fits", a.fits}, {"why", a.explanation}});

@@ -271,7 +271,7 @@ io::Table outcome_table(const PlanView& v, const Candidate& best) {
   outcome.title = "Expected outcome";
   outcome.columns = {"", ""};
   outcome.align = {io::Align::left, io::Align::left};
-  outcome.rows.push_back({"memory per GPU", num(best.per_gpu_bytes / kGiB, 1) + " GiB of " + num(static_cast<double>(bo.gpu->memory_bytes) / kGiB, 0)});
+  outcome.rows.push_back({"memory per GPU", num(best.per_gpu_bytes / kGiB, 1) + " GiB of " + num(static_cast<double>(bo.gpu->usable_bytes()) / kGiB, 1) + " usable"});
   outcome.rows.push_back({"step", num(best.step_seconds, 2) + " s, MFU " + num(100 * best.mfu, 0) + "%"});
   outcome.rows.push_back({"wall time", hours(best.wall_seconds) + (v.in.deadline_seconds ? " (deadline " + hours(*v.in.deadline_seconds) + ")" : "")});
   outcome.rows.push_back({"cost", money(best.cost, v.currency) + (v.in.budget ? " (budget " + money(*v.in.budget, v.currency) + ")" : "")});

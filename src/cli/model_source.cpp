@@ -1,6 +1,7 @@
 #include "cli/model_source.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 #include "cli/common.hpp"
 #include "gpuplan/error.hpp"
@@ -43,6 +44,20 @@ ResolvedModel resolve_model(const ModelSourceOptions& o) {
     for (const auto& [d, n] : w.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + d + " " + format_count(n);
     out.assumptions.push_back("parameter count " + format_count(count) + " read from " + std::to_string(w.tensors) +
                               " tensors in " + std::to_string(w.files) + " file(s) (" + dtypes + ")");
+    // Shapes first: a header says layers, widths and heads, which a bare count cannot. An
+    // inferred architecture that does not account for the file's parameters (quantised packing,
+    // a vision tower) is not trusted; the count is.
+    if (auto inferred = io::infer_architecture(w)) {
+      const double t = count_params(inferred->arch).total();
+      if (std::fabs(t - count) <= 0.05 * count) {
+        out.arch = inferred->arch;
+        out.arch.name = std::filesystem::path(o.safetensors).filename().string() + " (architecture from tensor shapes)";
+        for (auto& n : inferred->notes) out.assumptions.push_back(std::move(n));
+        return out;
+      }
+      out.assumptions.push_back("tensor shapes imply " + format_count(t) + " parameters, not the file's " +
+                                format_count(count) + ": architecture assumed from the count instead");
+    }
   } else {
     auto p = parse_count(o.params);
     if (!p) bad_flag("--params", p.error);

@@ -111,7 +111,7 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   e.cost.reset();
   e.steps = e.tokens = 0;
   e.per_gpu_bytes = j.per_gpu_bytes;
-  e.capacity_bytes = static_cast<double>(gpu.memory_bytes);
+  e.capacity_bytes = static_cast<double>(gpu.usable_bytes());
   e.checkpoint_bytes = j.checkpoint_bytes;
   e.fits = e.per_gpu_bytes <= e.capacity_bytes;
   if (const char* why = parallel_layout_problem(*j.model, w)) {
@@ -154,11 +154,11 @@ OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const 
   PreparedJob j = prepare_job(m, pc, w, run, run.grad_accum);
   bool resharded = false;
   // Several replicas do not fit: shard the model states across the GPUs, as a user would.
-  if (j.per_gpu_bytes > static_cast<double>(gpu.memory_bytes) && w.gpus > 1 && w.sharding == Sharding::ddp) {
+  if (j.per_gpu_bytes > static_cast<double>(gpu.usable_bytes()) && w.gpus > 1 && w.sharding == Sharding::ddp) {
     Workload sharded = w;
     sharded.sharding = Sharding::fsdp;
     PreparedJob s = prepare_job(m, pc, sharded, run, run.grad_accum);
-    if (s.per_gpu_bytes <= static_cast<double>(gpu.memory_bytes)) {
+    if (s.per_gpu_bytes <= static_cast<double>(gpu.usable_bytes())) {
       j = s;
       resharded = true;
     }
@@ -175,7 +175,7 @@ std::string exclusion_text(const OfferEvaluation& e, const Gpu& gpu, Pricing pri
     case Exclusion::does_not_fit:
       return "does not fit: needs " + std::to_string(static_cast<long long>(std::ceil(e.per_gpu_bytes / kGiB))) + " GiB per GPU on " +
              std::to_string(e.workload.gpus) + " GPU" + (e.workload.gpus == 1 ? "" : "s") + " (" + to_string(e.workload.sharding) +
-             "), " + gpu.id + " has " + std::to_string(static_cast<long long>(e.capacity_bytes / kGiB)) + " GiB";
+             "), " + gpu.id + " has " + std::to_string(static_cast<long long>(e.capacity_bytes / kGiB)) + " GiB usable";
     case Exclusion::no_precision:
       return gpu.id + " has no " + std::string(to_string(e.workload.precision)) + " tensor throughput in the catalog";
     case Exclusion::no_price: return std::string("no ") + to_string(pricing) + " price";

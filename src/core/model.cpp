@@ -2,14 +2,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstdio>
 
 namespace gpuplan {
 
+std::string arch_problem(const ModelArch& m) {
+  const auto width = [](int a, int b) { return static_cast<std::int64_t>(a) * b; };
+  const std::string limit = std::to_string(kMaxModelWidth);
+  if (width(m.attention_heads, m.head_dim) > kMaxModelWidth)
+    return "attention_heads x head_dim = " + std::to_string(width(m.attention_heads, m.head_dim)) + " exceeds " + limit;
+  if (width(m.kv_heads, m.head_dim) > kMaxModelWidth)
+    return "kv_heads x head_dim = " + std::to_string(width(m.kv_heads, m.head_dim)) + " exceeds " + limit;
+  if (m.hidden_size > kMaxModelWidth || m.intermediate_size > kMaxModelWidth)
+    return "hidden_size and intermediate_size must be at most " + limit;
+  const double total = count_params(m).total();
+  if (!(total <= kMaxModelParams)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", total);
+    return std::string("the shape implies ") + buf + " parameters, beyond the 1e15 limit";
+  }
+  return "";
+}
+
 LayerShapes layer_shapes(const ModelArch& m) {
   LayerShapes s;
-  const int q_out = m.attention_heads * m.head_dim;
-  const int kv_out = m.kv_heads * m.head_dim;
+  // Readers keep heads x head_dim within kMaxModelWidth (arch_problem), so these fit an int.
+  const int q_out = static_cast<int>(static_cast<std::int64_t>(m.attention_heads) * m.head_dim);
+  const int kv_out = static_cast<int>(static_cast<std::int64_t>(m.kv_heads) * m.head_dim);
   s.q = {m.hidden_size, q_out};
   s.k = {m.hidden_size, kv_out};
   s.v = {m.hidden_size, kv_out};
@@ -92,51 +112,125 @@ double kv_cache_values(const ModelArch& m, double context) {
   return per_token_layer * (global * context + (m.layers - global) * local_context);
 }
 
-AssumedModel model_from_param_count(double params) {
-  // Width/depth pairs of published dense decoders (Llama 2/3, Qwen2.5), smallest first.
-  struct Rung { double params; int layers; int hidden; int inter; int heads; int kv; };
-  static constexpr Rung kLadder[] = {
-      {0.5e9, 24, 896, 4864, 14, 2},     {1.2e9, 16, 2048, 8192, 32, 8},
-      {3.2e9, 28, 3072, 8192, 24, 8},    {8.0e9, 32, 4096, 14336, 32, 8},
-      {14.8e9, 48, 5120, 13824, 40, 8},  {32.8e9, 64, 5120, 27648, 40, 8},
-      {70.6e9, 80, 8192, 28672, 64, 8},  {405.9e9, 126, 16384, 53248, 128, 8},
-  };
-  const Rung* best = &kLadder[0];
-  for (const auto& r : kLadder)
-    if (std::fabs(std::log(r.params / params)) < std::fabs(std::log(best->params / params))) best = &r;
+namespace {
 
-  AssumedModel out;
-  ModelArch& a = out.arch;
+// Shapes of published dense decoders, smallest first, with their own vocabulary and tying:
+// below ~1B the embedding is a large share of the model, so a 128k-token vocabulary on a
+// 125M model would be wrong by itself. The two smallest rungs have no published namesake;
+// they follow the proportions of TinyStories-class models (head_dim 64, small vocabulary).
+struct Rung {
+  const char* source;
+  int layers, hidden, heads, kv, vocab;
+  bool tied;
+};
+constexpr Rung kLadder[] = {
+    {"a toy decoder (TinyStories-class)", 4, 128, 2, 2, 4096, true},
+    {"a small decoder (TinyStories-class)", 8, 256, 4, 4, 8192, true},
+    {"a small decoder with the Llama 2 tokenizer", 12, 512, 8, 8, 32000, true},
+    {"SmolLM2-135M", 30, 576, 9, 3, 49152, true},
+    {"SmolLM2-360M", 32, 960, 15, 5, 49152, true},
+    {"Qwen2.5-0.5B", 24, 896, 14, 2, 151936, true},
+    {"Llama 3.2 1B", 16, 2048, 32, 8, 128256, true},
+    {"Llama 3.2 3B", 28, 3072, 24, 8, 128256, true},
+    {"Llama 3.1 8B", 32, 4096, 32, 8, 128256, false},
+    {"Qwen2.5-14B", 48, 5120, 40, 8, 152064, false},
+    {"Qwen2.5-32B", 64, 5120, 40, 8, 152064, false},
+    {"Llama 3.1 70B", 80, 8192, 64, 8, 128256, false},
+    {"Llama 3.1 405B", 126, 16384, 128, 8, 128256, false},
+};
+// Published SwiGLU decoders use intermediate/hidden between about 2.7 and 5.4; a rung is used
+// only when the count it must absorb keeps the ratio inside [1, kMaxMlpRatio].
+constexpr double kMaxMlpRatio = 6.0;
+
+ModelArch rung_arch(const Rung& r, int layers) {
+  ModelArch a;
   a.id = "params";
   a.family = "llama";
-  a.layers = best->layers;
-  a.hidden_size = best->hidden;
-  a.attention_heads = best->heads;
-  a.kv_heads = best->kv;
-  a.head_dim = best->hidden / best->heads;
-  a.vocab_size = 128256;
-  a.tied_embeddings = false;
+  a.layers = layers;
+  a.hidden_size = r.hidden;
+  a.attention_heads = r.heads;
+  a.kv_heads = r.kv;
+  a.head_dim = r.hidden / r.heads;
+  a.vocab_size = r.vocab;
+  a.tied_embeddings = r.tied;
   a.max_context = 131072;
   a.params_only = true;
-  // Keep depth, width and vocabulary from the rung; size the MLP so the total matches.
+  return a;
+}
+
+// Intermediate size that makes the total `params` (before rounding), given everything else.
+double mlp_width_for(const ModelArch& a, double params) {
   ModelArch probe = a;
   probe.intermediate_size = 0;
-  const double fixed = count_params(probe).total();
-  const double per_unit = 3.0 * a.hidden_size * a.layers;
-  double inter = (params - fixed) / per_unit;
-  if (inter < a.hidden_size) inter = a.hidden_size;  // tiny counts: keep a sane shape
-  a.intermediate_size = static_cast<int>(std::lround(inter));
+  return (params - count_params(probe).total()) / (3.0 * a.hidden_size * a.layers);
+}
+
+}  // namespace
+
+AssumedModel model_from_param_count(double params) {
+  // Rungs by closeness in log size; take the first whose MLP can absorb the rest plausibly.
+  std::vector<const Rung*> order;
+  for (const auto& r : kLadder) order.push_back(&r);
+  ModelArch sized[std::size(kLadder)];
+  for (std::size_t k = 0; k < std::size(kLadder); ++k) {
+    sized[k] = rung_arch(kLadder[k], kLadder[k].layers);
+    sized[k].intermediate_size = static_cast<int>(std::lround(8.0 / 3.0 * kLadder[k].hidden));
+  }
+  const auto distance = [&](const Rung* r) {
+    return std::fabs(std::log(count_params(sized[r - kLadder]).total() / params));
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const Rung* x, const Rung* y) { return distance(x) < distance(y); });
+  const auto fits = [&](const Rung& r, int layers) {
+    const double ratio = mlp_width_for(rung_arch(r, layers), params) / r.hidden;
+    return ratio >= 1 && ratio <= kMaxMlpRatio;
+  };
+  const Rung* best = nullptr;
+  int layers = 0;
+  for (const Rung* r : order)
+    if (fits(*r, r->layers)) {
+      best = r;
+      layers = r->layers;
+      break;
+    }
+  // Between rungs (or beyond the largest): keep the nearest rung's width and vocabulary and
+  // choose the depth that puts its MLP at 3x the hidden size.
+  for (std::size_t k = 0; !best && k < order.size(); ++k) {
+    const Rung& r = *order[k];
+    ModelArch probe = rung_arch(r, 0);
+    const double fixed = count_params(probe).total();
+    probe.layers = 1;
+    const double per_layer = count_params(probe).total() - fixed + 3.0 * 3.0 * r.hidden * r.hidden;
+    const long depth = std::lround((params - fixed) / per_layer);
+    if (depth >= 1 && depth <= 10000 && fits(r, static_cast<int>(depth))) {
+      best = &r;
+      layers = static_cast<int>(depth);
+    }
+  }
+  if (!best) {
+    best = &kLadder[0];
+    layers = best->layers;
+  }
+  AssumedModel out;
+  ModelArch& a = out.arch;
+  a = rung_arch(*best, layers);
+  a.intermediate_size = static_cast<int>(std::max(1L, std::lround(mlp_width_for(a, params))));
   a.published_params = static_cast<std::int64_t>(std::llround(params));
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2fB", params / 1e9);
-  a.name = std::string(buf) + " parameters (assumed architecture)";
+  const double total = count_params(a).total();
+  char want[64], got[64];
+  std::snprintf(want, sizeof want, "%.4gM", params / 1e6);
+  std::snprintf(got, sizeof got, "%.4gM", total / 1e6);
+  a.name = std::string(want) + " parameters (assumed architecture)";
+  const bool matches = std::fabs(total - params) <= 1e-3 * params;
   out.assumptions = {
       "dense Llama-style decoder (gated SwiGLU MLP, RMSNorm, RoPE, no biases)",
       "depth " + std::to_string(a.layers) + ", hidden " + std::to_string(a.hidden_size) + ", " +
-          std::to_string(a.attention_heads) + " heads, " + std::to_string(a.kv_heads) +
-          " KV heads (GQA), taken from the nearest published model size",
-      "vocabulary 128256 (Llama 3), untied embeddings; intermediate size " + std::to_string(a.intermediate_size) +
-          " chosen so the total matches",
+          std::to_string(a.attention_heads) + " heads, " + std::to_string(a.kv_heads) + " KV heads, vocabulary " +
+          std::to_string(a.vocab_size) + (a.tied_embeddings ? " (tied embeddings)" : " (untied)") + ", as " +
+          best->source +
+          (layers != best->layers ? " at depth " + std::to_string(layers) + " instead of " + std::to_string(best->layers) : ""),
+      matches ? "intermediate size " + std::to_string(a.intermediate_size) + " chosen so the total is " + got +
+                    " (asked: " + want + ")"
+              : "no assumed architecture reaches " + std::string(want) + ": the smallest has " + got + " parameters",
       "activation and KV-cache memory depend on these guesses; give --model or --model-config for real figures",
   };
   return out;

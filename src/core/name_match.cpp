@@ -38,11 +38,17 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance) {
 }
 
 std::string closest_name(std::string_view typed, const std::vector<std::string>& candidates) {
+  // Names are short; a typed string far longer than any is not a typo of one, and comparing it
+  // costs length x length per candidate (a 100k-character name took 17 s). Cap both.
+  constexpr std::size_t kMaxTyped = 128;
+  constexpr int kMaxDistance = 8;
+  if (typed.size() > kMaxTyped) return "";
   const std::string t = normalise_name(typed);
-  const int limit = std::max(1, static_cast<int>(t.size()) / 3);
+  const int limit = std::min(kMaxDistance, std::max(1, static_cast<int>(t.size()) / 3));
   std::string best;
   int best_d = limit + 1;
   for (const auto& c : candidates) {
+    if (c.size() > 4 * kMaxTyped) continue;
     const std::string n = normalise_name(c);
     int d = edit_distance(t, n, limit);
     // A typed prefix or substring ("llama-3.1" for "llama-3.1-8b") is a good suggestion too.

@@ -84,7 +84,7 @@ void score_offers(Search& s, Candidate c, const PreparedJob& job) {
     if (c.gpus % std::max(1, po.offer->gpus) != 0) continue;
     // A tensor-parallel group talks every layer: keep it inside one instance.
     if (job.workload.tensor_parallel > std::max(1, po.offer->gpus)) continue;
-    if (job.per_gpu_bytes > static_cast<double>(po.gpu->memory_bytes)) continue;
+    if (job.per_gpu_bytes > static_cast<double>(po.gpu->usable_bytes())) continue;
     for (std::size_t q = 0; q < s.space.pricings.size(); ++q) {
       evaluate_prepared(job, *po.gpu, *po.offer, *po.provider, s.space.pricings[q], e);
       if (e.excluded == Exclusion::no_precision) break;  // no pricing changes the card
@@ -145,7 +145,7 @@ void init_search(Search& s) {
     for (int n : s.space.nodes) s.counts.push_back(std::max(1, o.offer->gpus) * n);
   std::sort(s.counts.begin(), s.counts.end());
   s.counts.erase(std::unique(s.counts.begin(), s.counts.end()), s.counts.end());
-  for (const auto& o : s.in.offers) s.largest_memory = std::max(s.largest_memory, static_cast<double>(o.gpu->memory_bytes));
+  for (const auto& o : s.in.offers) s.largest_memory = std::max(s.largest_memory, static_cast<double>(o.gpu->usable_bytes()));
 }
 
 }  // namespace

@@ -127,7 +127,7 @@ ReplicaCapacity replica_capacity(const ModelArch& m, const ParamCounts& pc, cons
   // allocator slack around a preallocated KV pool, so fragmentation is not added.
   const MemoryBreakdown pass = estimate_memory(m, pc, inference_workload(c, 1, c.k.max_batched_tokens));
   const MemoryBreakdown one = estimate_memory(m, pc, inference_workload(c, 1, 1));
-  cap.usable_bytes = static_cast<double>(gpu.memory_bytes) * c.k.memory_utilization;
+  cap.usable_bytes = static_cast<double>(gpu.usable_bytes()) * c.k.memory_utilization;
   cap.weight_bytes = pass[MemComponent::weights];
   cap.workspace_bytes = pass[MemComponent::activations] + pass[MemComponent::logits] + c.workload.constants.overhead_bytes;
   cap.kv_bytes_per_token = one[MemComponent::kv_cache];

@@ -29,7 +29,7 @@ json to_json(const Gpu& g) {
   for (int p = 0; p < kPeakPrecisionCount; ++p)
     if (g.dense_tflops[static_cast<std::size_t>(p)] > 0) tf[to_string(static_cast<PeakPrecision>(p))] = g.dense_tflops[static_cast<std::size_t>(p)];
   return {{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"architecture", g.architecture},
-          {"form", to_string(g.form)}, {"aliases", g.aliases}, {"memory_bytes", g.memory_bytes},
+          {"form", to_string(g.form)}, {"aliases", g.aliases}, {"memory_bytes", g.memory_bytes}, {"usable_memory_bytes", g.usable_bytes()},
           {"memory_bandwidth_gbps", g.memory_bandwidth_gbps}, {"dense_tflops", tf}, {"tdp_watts", g.tdp_watts},
           {"interconnect", {{"kind", g.interconnect_kind}, {"bandwidth_gbps", g.interconnect_gbps}}},
           {"ecc", g.ecc}, {"price_usd", opt(g.price_usd)}, {"source_location", where(g.where)}};
@@ -112,6 +112,7 @@ Catalog catalog_from_json(const json& j) {
       x.form = form == "consumer" ? GpuForm::consumer : form == "workstation" ? GpuForm::workstation : GpuForm::datacentre;
       x.aliases = g.at("aliases").get<std::vector<std::string>>();
       x.memory_bytes = g.at("memory_bytes");
+      x.usable_memory_bytes = g.at("usable_memory_bytes");
       x.memory_bandwidth_gbps = g.at("memory_bandwidth_gbps");
       for (const auto& [k, v] : g.at("dense_tflops").items())
         if (auto p = peak_precision_from_string(k)) x.dense_tflops[static_cast<std::size_t>(*p)] = v.get<double>();

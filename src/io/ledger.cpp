@@ -116,6 +116,18 @@ void for_each_line(int fd, const std::string& path, const std::function<void(con
   if (!pending.empty()) line(pending, ++number, false);
 }
 
+// True when `row` fails only because it ends too soon: what an interrupted append leaves.
+bool cut_short(const std::string& row) {
+  try {
+    (void)nlohmann::json::parse(row);
+    return false;
+  } catch (const nlohmann::json::parse_error& e) {
+    return e.byte >= row.size();
+  } catch (const nlohmann::json::exception&) {
+    return false;  // e.g. 1e400: complete, but out of range
+  }
+}
+
 void parse_row(const std::string& row, int line, bool terminated, const std::string& path,
                const std::function<void(LedgerRecord&&)>& visit, std::vector<std::string>& warnings,
                std::vector<InputError>& errors) {
@@ -127,7 +139,9 @@ void parse_row(const std::string& row, int line, bool terminated, const std::str
   }
   nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
   if (j.is_discarded()) {
-    if (!terminated) {
+    // Torn = cut short. A whole line that is well-formed JSON but fails to load (1e400
+    // overflows a double) is a bad record, not an interrupted append.
+    if (!terminated && cut_short(row)) {
       warnings.push_back(path + ":" + std::to_string(line) + ": torn last record (no newline, not valid JSON) skipped; an append was interrupted");
       return;
     }

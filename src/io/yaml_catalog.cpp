@@ -1,34 +1,55 @@
 #include "io/yaml_catalog.hpp"
-#include "io/yaml_document.hpp"
+#include "io/yaml_tree.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <regex>
+#include <map>
 #include <set>
 
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
 #include "io/files.hpp"
+#include "io/input_text.hpp"
 
 namespace gpuplan::io {
 namespace {
+
+// Thrown once a file has produced kMaxErrors problems: a broken file (or 1,000 aliases of a
+// 1,000-key map) must not print a million lines.
+struct TooManyErrors {};
+
+// Physical lower bounds. A value below these is a typo or a unit slip, and near-zero rates turn
+// divisions into infinities that then rank as the best offer. Each floor is far below any real
+// part: the smallest GPU memory sold is 2 GiB, the slowest PCIe link 0.25 GB/s, 1 GFLOP/s is a
+// phone CPU, and no currency trades at 10 million per unit of the base (or 1/10,000 of one).
+constexpr struct {
+  double memory_gib = 0.25;
+  double bandwidth_gbps = 0.1;    // GB/s or Gb/s
+  double tflops = 0.001;
+  double watts = 1;
+  double list_price = 1;          // USD
+  double hourly_price = 1e-4;     // sheet currency per GPU-hour
+  double fx_rate = 1e-4;          // units of a currency per unit of the base
+} kMin{};
+inline constexpr std::size_t kMaxErrors = 50;
 
 // Collects problems instead of stopping at the first, so `catalog validate` reports them all.
 class Reader {
  public:
   explicit Reader(std::string path) : path_(std::move(path)) {}
 
-  SourceLocation at(const YAML::Node& n) const {
+  SourceLocation at(const TreeNode& n) const {
     const YAML::Mark m = n.Mark();
     return {path_, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
   }
-  void error(const YAML::Node& n, const std::string& field, const std::string& problem) {
-    errors.emplace_back(at(n), field, problem);
+  void error(const TreeNode& n, const std::string& field, const std::string& problem) {
+    errors.emplace_back(at(n), quote_input(field), problem);
+    if (errors.size() >= kMaxErrors) throw TooManyErrors{};
   }
 
   // Unknown keys are errors: a typo must not pass silently.
-  void check_keys(const YAML::Node& map, const std::string& prefix, const std::vector<std::string>& allowed) {
+  void check_keys(const TreeNode& map, const std::string& prefix, const std::vector<std::string>& allowed) {
     std::set<std::string> seen;
     for (const auto& kv : map) {
       const std::string key = kv.first.Scalar();
@@ -49,14 +70,14 @@ class Reader {
     }
   }
 
-  bool require_map(const YAML::Node& n, const std::string& field) {
+  bool require_map(const TreeNode& n, const std::string& field) {
     if (n.IsMap()) return true;
     error(n, field, "expected a mapping of keys to values");
     return false;
   }
 
-  std::optional<std::string> str(const YAML::Node& map, const std::string& key, const std::string& field, bool required) {
-    const YAML::Node n = map[key];
+  std::optional<std::string> str(const TreeNode& map, const std::string& key, const std::string& field, bool required) {
+    const TreeNode n = map[key];
     if (!n) {
       if (required) error(map, field + key, "missing required key");
       return std::nullopt;
@@ -72,9 +93,9 @@ class Reader {
     return n.Scalar();
   }
 
-  std::optional<double> num(const YAML::Node& map, const std::string& key, const std::string& field, bool required,
+  std::optional<double> num(const TreeNode& map, const std::string& key, const std::string& field, bool required,
                             double min_value, bool strictly_above = false, double max_value = 1e18) {
-    const YAML::Node n = map[key];
+    const TreeNode n = map[key];
     if (!n) {
       if (required) error(map, field + key, "missing required key");
       return std::nullopt;
@@ -85,34 +106,34 @@ class Reader {
     }
     double v = 0;
     if (!n.IsScalar() || !parse_number(n.Scalar(), &v)) {
-      error(n, field + key, "expected a number, got \"" + (n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")) + "\"");
+      error(n, field + key, "expected a number, got \"" + (n.IsScalar() ? quote_input(n.Scalar()) : std::string("<non-scalar>")) + "\"");
       return std::nullopt;
     }
     if (strictly_above ? !(v > min_value) : !(v >= min_value)) {
       error(n, field + key, std::string("expected a number ") + (strictly_above ? "greater than " : "at least ") +
-                                fmt_num(min_value) + ", got " + n.Scalar());
+                                fmt_num(min_value) + ", got " + quote_input(n.Scalar()));
       return std::nullopt;
     }
     if (v > max_value) {
-      error(n, field + key, "value " + n.Scalar() + " is beyond the limit " + fmt_num(max_value));
+      error(n, field + key, "value " + quote_input(n.Scalar()) + " is beyond the limit " + fmt_num(max_value));
       return std::nullopt;
     }
     return v;
   }
 
-  std::optional<std::int64_t> integer(const YAML::Node& map, const std::string& key, const std::string& field,
+  std::optional<std::int64_t> integer(const TreeNode& map, const std::string& key, const std::string& field,
                                       bool required, std::int64_t min_value, std::int64_t max_value) {
     auto v = num(map, key, field, required, static_cast<double>(min_value), false, static_cast<double>(max_value));
     if (!v) return std::nullopt;
     if (*v != std::floor(*v)) {
-      error(map[key], field + key, "expected a whole number, got " + map[key].Scalar());
+      error(map[key], field + key, "expected a whole number, got " + quote_input(map[key].Scalar()));
       return std::nullopt;
     }
     return static_cast<std::int64_t>(*v);
   }
 
-  std::optional<bool> boolean(const YAML::Node& map, const std::string& key, const std::string& field, bool required) {
-    const YAML::Node n = map[key];
+  std::optional<bool> boolean(const TreeNode& map, const std::string& key, const std::string& field, bool required) {
+    const TreeNode n = map[key];
     if (!n) {
       if (required) error(map, field + key, "missing required key");
       return std::nullopt;
@@ -120,13 +141,13 @@ class Reader {
     const std::string s = n.IsScalar() ? n.Scalar() : "";
     if (s == "true") return true;
     if (s == "false") return false;
-    error(n, field + key, "expected true or false, got \"" + s + "\"");
+    error(n, field + key, "expected true or false, got \"" + quote_input(s) + "\"");
     return std::nullopt;
   }
 
-  std::vector<std::string> str_list(const YAML::Node& map, const std::string& key, const std::string& field) {
+  std::vector<std::string> str_list(const TreeNode& map, const std::string& key, const std::string& field) {
     std::vector<std::string> out;
-    const YAML::Node n = map[key];
+    const TreeNode n = map[key];
     if (!n) return out;
     if (!n.IsSequence()) {
       error(n, field + key, "expected a list of strings");
@@ -140,7 +161,7 @@ class Reader {
   }
 
   template <class E>
-  std::optional<E> choice(const YAML::Node& map, const std::string& key, const std::string& field, bool required,
+  std::optional<E> choice(const TreeNode& map, const std::string& key, const std::string& field, bool required,
                           const std::vector<std::pair<std::string, E>>& options) {
     auto s = str(map, key, field, required);
     if (!s) return std::nullopt;
@@ -148,14 +169,13 @@ class Reader {
       if (*s == name) return v;
     std::vector<std::string> names;
     for (const auto& o : options) names.push_back(o.first);
-    error(map[key], field + key, "unknown value \"" + *s + "\" (expected one of: " + join(names) + ")");
+    error(map[key], field + key, "unknown value \"" + quote_input(*s) + "\" (expected one of: " + join(names) + ")");
     return std::nullopt;
   }
 
-  void check_id(const YAML::Node& map, const std::string& field, const std::string& id) {
-    static const std::regex kId("^[a-z0-9][a-z0-9.-]*$");
-    if (!std::regex_match(id, kId))
-      error(map["id"], field + "id", "ids are lowercase letters, digits, '.' and '-' (got \"" + id + "\")");
+  void check_id(const TreeNode& map, const std::string& field, const std::string& id) {
+    if (!is_catalog_id(id))
+      error(map["id"], field + "id", "ids are lowercase letters, digits, '.' and '-' (got \"" + quote_input(id) + "\")");
   }
 
   static bool parse_number(const std::string& s, double* out) {
@@ -181,6 +201,16 @@ class Reader {
     return out;
   }
 
+  // Prices that may be zero (free egress) but not a vanishing fraction of a cent.
+  std::optional<double> price_or_free(const TreeNode& map, const std::string& key, const std::string& field, double max) {
+    auto v = num(map, key, field, false, 0, false, max);
+    if (v && *v != 0 && *v < kMin.hourly_price) {
+      error(map[key], field + key, "expected 0 or at least " + fmt_num(kMin.hourly_price) + ", got " + quote_input(map[key].Scalar()));
+      return std::nullopt;
+    }
+    return v;
+  }
+
   const std::string& path() const { return path_; }
   std::vector<InputError> errors;
 
@@ -188,7 +218,7 @@ class Reader {
   std::string path_;
 };
 
-void parse_gpus(Reader& r, const YAML::Node& list, Catalog& out) {
+void parse_gpus(Reader& r, const TreeNode& list, Catalog& out) {
   if (!list.IsSequence()) {
     r.error(list, "gpus", "expected a list of GPUs");
     return;
@@ -198,14 +228,14 @@ void parse_gpus(Reader& r, const YAML::Node& list, Catalog& out) {
   for (const auto& n : list) {
     const std::string f = "gpus[" + std::to_string(idx++) + "].";
     if (!r.require_map(n, f.substr(0, f.size() - 1))) continue;
-    r.check_keys(n, f, {"id", "name", "vendor", "architecture", "form", "aliases", "memory_gib", "memory_bandwidth_gbps",
+    r.check_keys(n, f, {"id", "name", "vendor", "architecture", "form", "aliases", "memory_gib", "usable_memory_gib", "memory_bandwidth_gbps",
                         "tflops", "tdp_watts", "interconnect", "ecc", "price_usd"});
     Gpu g;
     g.where = r.at(n);
     g.id = r.str(n, "id", f, true).value_or("");
     if (!g.id.empty()) {
       r.check_id(n, f, g.id);
-      if (!seen.insert(g.id).second) r.error(n["id"], f + "id", "duplicate GPU id '" + g.id + "' in this file");
+      if (!seen.insert(g.id).second) r.error(n["id"], f + "id", "duplicate GPU id '" + quote_input(g.id) + "' in this file");
     }
     g.name = r.str(n, "name", f, true).value_or("");
     g.vendor = r.choice<std::string>(n, "vendor", f, true, {{"nvidia", "nvidia"}, {"amd", "amd"}, {"intel", "intel"}}).value_or("");
@@ -213,32 +243,37 @@ void parse_gpus(Reader& r, const YAML::Node& list, Catalog& out) {
     g.form = r.choice<GpuForm>(n, "form", f, true, {{"consumer", GpuForm::consumer}, {"workstation", GpuForm::workstation},
                                                    {"datacentre", GpuForm::datacentre}}).value_or(GpuForm::datacentre);
     g.aliases = r.str_list(n, "aliases", f);
-    if (auto v = r.num(n, "memory_gib", f, true, 0, true, 1e6)) g.memory_bytes = static_cast<std::uint64_t>(std::llround(*v * kGiB));
-    g.memory_bandwidth_gbps = r.num(n, "memory_bandwidth_gbps", f, true, 0, true, 1e6).value_or(0);
-    const YAML::Node tf = n["tflops"];
+    if (auto v = r.num(n, "memory_gib", f, true, kMin.memory_gib, false, 1e6)) g.memory_bytes = static_cast<std::uint64_t>(std::llround(*v * kGiB));
+    if (auto v = r.num(n, "usable_memory_gib", f, false, kMin.memory_gib, false, 1e6)) {
+      g.usable_memory_bytes = static_cast<std::uint64_t>(std::llround(*v * kGiB));
+      if (g.memory_bytes > 0 && g.usable_memory_bytes > g.memory_bytes)
+        r.error(n["usable_memory_gib"], f + "usable_memory_gib", "larger than memory_gib");
+    }
+    g.memory_bandwidth_gbps = r.num(n, "memory_bandwidth_gbps", f, true, kMin.bandwidth_gbps, false, 1e6).value_or(0);
+    const TreeNode tf = n["tflops"];
     if (!tf) r.error(n, f + "tflops", "missing required key");
     else if (r.require_map(tf, f + "tflops")) {
       std::vector<std::string> keys;
       for (int p = 0; p < kPeakPrecisionCount; ++p) keys.push_back(to_string(static_cast<PeakPrecision>(p)));
       r.check_keys(tf, f + "tflops.", keys);
       for (int p = 0; p < kPeakPrecisionCount; ++p)
-        g.dense_tflops[static_cast<std::size_t>(p)] = r.num(tf, keys[static_cast<std::size_t>(p)], f + "tflops.", false, 0, true, 1e6).value_or(0);
+        g.dense_tflops[static_cast<std::size_t>(p)] = r.num(tf, keys[static_cast<std::size_t>(p)], f + "tflops.", false, kMin.tflops, false, 1e6).value_or(0);
     }
-    g.tdp_watts = r.num(n, "tdp_watts", f, true, 0, true, 1e5).value_or(0);
-    const YAML::Node ic = n["interconnect"];
+    g.tdp_watts = r.num(n, "tdp_watts", f, true, kMin.watts, false, 1e5).value_or(0);
+    const TreeNode ic = n["interconnect"];
     if (!ic) r.error(n, f + "interconnect", "missing required key");
     else if (r.require_map(ic, f + "interconnect")) {
       r.check_keys(ic, f + "interconnect.", {"kind", "bandwidth_gbps"});
       g.interconnect_kind = r.str(ic, "kind", f + "interconnect.", true).value_or("");
-      g.interconnect_gbps = r.num(ic, "bandwidth_gbps", f + "interconnect.", true, 0, true, 1e5).value_or(0);
+      g.interconnect_gbps = r.num(ic, "bandwidth_gbps", f + "interconnect.", true, kMin.bandwidth_gbps, false, 1e5).value_or(0);
     }
     g.ecc = r.boolean(n, "ecc", f, true).value_or(false);
-    g.price_usd = r.num(n, "price_usd", f, false, 0, true, 1e8);
+    g.price_usd = r.num(n, "price_usd", f, false, kMin.list_price, false, 1e8);
     out.gpus.push_back(std::move(g));
   }
 }
 
-void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
+void parse_models(Reader& r, const TreeNode& list, Catalog& out) {
   if (!list.IsSequence()) {
     r.error(list, "models", "expected a list of models");
     return;
@@ -258,7 +293,7 @@ void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
     m.id = r.str(n, "id", f, true).value_or("");
     if (!m.id.empty()) {
       r.check_id(n, f, m.id);
-      if (!seen.insert(m.id).second) r.error(n["id"], f + "id", "duplicate model id '" + m.id + "' in this file");
+      if (!seen.insert(m.id).second) r.error(n["id"], f + "id", "duplicate model id '" + quote_input(m.id) + "' in this file");
     }
     m.name = r.str(n, "name", f, true).value_or("");
     m.hf_id = r.str(n, "hf_id", f, false).value_or("");
@@ -306,18 +341,24 @@ void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
     if (m.kv_heads > 0 && m.attention_heads > 0 && m.attention_heads % m.kv_heads != 0)
       r.error(n["kv_heads"], f + "kv_heads", "attention_heads must be a multiple of kv_heads");
     if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
-      r.error(n["experts_per_token"] ? n["experts_per_token"] : n, f + "experts_per_token", "expected 1 to experts");
+      r.error(n["experts_per_token"] ? n["experts_per_token"] : TreeNode(n), f + "experts_per_token", "expected 1 to experts");
+    if (m.layers > 0 && m.hidden_size > 0 && m.attention_heads > 0 && m.kv_heads > 0 && m.head_dim > 0 &&
+        m.intermediate_size > 0 && m.vocab_size > 0) {
+      const std::string problem = arch_problem(m);
+      if (!problem.empty()) r.error(n, f.substr(0, f.size() - 1), problem);
+    }
     out.models.push_back(std::move(m));
   }
 }
 
-void parse_offers(Reader& r, const YAML::Node& list, const std::string& f0, Provider& p, const Catalog& known,
+void parse_offers(Reader& r, const TreeNode& list, const std::string& f0, Provider& p, const Catalog& known,
                   const Catalog& local) {
   if (!list.IsSequence() || list.size() == 0) {
     r.error(list, f0 + "offers", "expected a non-empty list of offers");
     return;
   }
   std::set<std::string> seen;
+  std::map<std::string, std::pair<bool, std::string>> resolved;  // spelling -> (found, id or message)
   int idx = 0;
   for (const auto& n : list) {
     const std::string f = f0 + "offers[" + std::to_string(idx++) + "].";
@@ -332,52 +373,56 @@ void parse_offers(Reader& r, const YAML::Node& list, const std::string& f0, Prov
     o.id = r.str(n, "id", f, true).value_or("");
     if (!o.id.empty()) {
       r.check_id(n, f, o.id);
-      if (!seen.insert(o.id).second) r.error(n["id"], f + "id", "duplicate offer id '" + o.id + "' in provider " + p.id);
+      if (!seen.insert(o.id).second) r.error(n["id"], f + "id", "duplicate offer id '" + quote_input(o.id) + "' in provider " + quote_input(p.id));
     }
     if (auto g = r.str(n, "gpu", f, true)) {
-      auto hit = local.find_gpu(*g);
-      if (!hit.found) hit = known.find_gpu(*g);
-      if (hit.found) o.gpu = hit.found->id;
-      else r.error(n["gpu"], f + "gpu", lookup_failure("GPU", *g, hit));
+      // A sheet names few GPUs many times: resolve each spelling once (250k offers).
+      auto cached = resolved.find(*g);
+      if (cached == resolved.end()) {
+        auto hit = local.find_gpu(*g);
+        if (!hit.found) hit = known.find_gpu(*g);
+        cached = resolved.emplace(*g, hit.found ? std::make_pair(true, hit.found->id)
+                                                : std::make_pair(false, lookup_failure("GPU", quote_input(*g), hit))).first;
+      }
+      if (cached->second.first) o.gpu = cached->second.second;
+      else r.error(n["gpu"], f + "gpu", cached->second.second);
     }
     o.gpus = static_cast<int>(r.integer(n, "gpus", f, true, 1, 1024).value_or(1));
     o.region = r.str(n, "region", f, true).value_or("");
     if (auto v = r.integer(n, "vcpus", f, false, 1, 1 << 20)) o.vcpus = static_cast<int>(*v);
-    o.ram_gib = r.num(n, "ram_gib", f, false, 0, true, 1e7);
+    o.ram_gib = r.num(n, "ram_gib", f, false, kMin.memory_gib, false, 1e7);
     const char* keys[kPricingCount] = {"on_demand_per_gpu_hour", "spot_per_gpu_hour", "reserved_1y_per_gpu_hour",
                                        "reserved_3y_per_gpu_hour"};
     bool any = false;
     for (int i = 0; i < kPricingCount; ++i) {
-      o.per_gpu_hour[static_cast<std::size_t>(i)] = r.num(n, keys[i], f, false, 0, true, 1e7);
+      o.per_gpu_hour[static_cast<std::size_t>(i)] = r.num(n, keys[i], f, false, kMin.hourly_price, false, 1e7);
       any = any || o.per_gpu_hour[static_cast<std::size_t>(i)].has_value();
     }
     if (!any) r.error(n, f + "on_demand_per_gpu_hour", "an offer needs at least one price (on-demand, spot or reserved)");
     o.spot_preemptions_per_hour = r.num(n, "spot_preemptions_per_hour", f, false, 0, false, 1000);
     if (o.spot_preemptions_per_hour && !o.price(Pricing::spot))
       r.error(n["spot_preemptions_per_hour"], f + "spot_preemptions_per_hour", "given, but the offer has no spot price");
-    o.interconnect_gbps = r.num(n, "interconnect_gbps", f, false, 0, true, 1e6);
-    o.network_gbps = r.num(n, "network_gbps", f, false, 0, true, 1e6);
+    o.interconnect_gbps = r.num(n, "interconnect_gbps", f, false, kMin.bandwidth_gbps, false, 1e6);
+    o.network_gbps = r.num(n, "network_gbps", f, false, kMin.bandwidth_gbps, false, 1e6);
     // Spot over the region's zones: spot_per_gpu_hour is the median, these the cheapest and dearest.
-    o.spot_low = r.num(n, "spot_low_per_gpu_hour", f, false, 0, true, 1e7);
-    o.spot_high = r.num(n, "spot_high_per_gpu_hour", f, false, 0, true, 1e7);
+    o.spot_low = r.num(n, "spot_low_per_gpu_hour", f, false, kMin.hourly_price, false, 1e7);
+    o.spot_high = r.num(n, "spot_high_per_gpu_hour", f, false, kMin.hourly_price, false, 1e7);
     o.spot_zones = static_cast<int>(r.integer(n, "spot_zones", f, false, 1, 1000).value_or(0));
     if ((o.spot_low || o.spot_high) && o.price(Pricing::spot) &&
         !(o.spot_low.value_or(0) <= *o.price(Pricing::spot) && *o.price(Pricing::spot) <= o.spot_high.value_or(1e300)))
       r.error(n["spot_per_gpu_hour"], f + "spot_per_gpu_hour", "must lie between spot_low_per_gpu_hour and spot_high_per_gpu_hour");
     o.country = r.str(n, "country", f, false).value_or(p.country);
     if (!o.country.empty() && country_code_of(o.country) != o.country)
-      r.error(n["country"] ? n["country"] : n, f + "country", "expected an ISO 3166 two-letter code such as IN, got \"" + o.country + "\"");
+      r.error(n["country"] ? n["country"] : TreeNode(n), f + "country", "expected an ISO 3166 two-letter code such as IN, got \"" + quote_input(o.country) + "\"");
     p.offers.push_back(std::move(o));
   }
 }
 
-void parse_providers(Reader& r, const YAML::Node& list, Catalog& out, const Catalog& known) {
+void parse_providers(Reader& r, const TreeNode& list, Catalog& out, const Catalog& known) {
   if (!list.IsSequence()) {
     r.error(list, "providers", "expected a list of providers");
     return;
   }
-  static const std::regex kCurrency("^[A-Z]{3}$");
-  static const std::regex kDate("^[0-9]{4}-[0-9]{2}-[0-9]{2}$");
   std::set<std::string> seen;
   int idx = 0;
   for (const auto& n : list) {
@@ -391,58 +436,57 @@ void parse_providers(Reader& r, const YAML::Node& list, Catalog& out, const Cata
     p.id = r.str(n, "id", f, true).value_or("");
     if (!p.id.empty()) {
       r.check_id(n, f, p.id);
-      if (!seen.insert(p.id).second) r.error(n["id"], f + "id", "duplicate provider id '" + p.id + "' in this file");
+      if (!seen.insert(p.id).second) r.error(n["id"], f + "id", "duplicate provider id '" + quote_input(p.id) + "' in this file");
     }
     p.name = r.str(n, "name", f, true).value_or("");
     p.currency = r.str(n, "currency", f, true).value_or("");
-    if (!p.currency.empty() && !std::regex_match(p.currency, kCurrency))
-      r.error(n["currency"], f + "currency", "expected an ISO 4217 code such as USD or INR, got \"" + p.currency + "\"");
+    if (!p.currency.empty() && !is_currency_code(p.currency))
+      r.error(n["currency"], f + "currency", "expected an ISO 4217 code such as USD or INR, got \"" + quote_input(p.currency) + "\"");
     p.prices_as_of = r.str(n, "prices_as_of", f, true).value_or("");
-    if (!p.prices_as_of.empty() && (!std::regex_match(p.prices_as_of, kDate) || !is_calendar_date(p.prices_as_of)))
-      r.error(n["prices_as_of"], f + "prices_as_of", "expected a calendar date YYYY-MM-DD, got \"" + p.prices_as_of + "\"");
+    if (!p.prices_as_of.empty() && (!is_date_shape(p.prices_as_of) || !is_calendar_date(p.prices_as_of)))
+      r.error(n["prices_as_of"], f + "prices_as_of", "expected a calendar date YYYY-MM-DD, got \"" + quote_input(p.prices_as_of) + "\"");
     p.source = r.str(n, "source", f, true).value_or("");
     p.billing_increment_seconds = static_cast<int>(r.integer(n, "billing_increment_seconds", f, true, 1, 31 * 86400).value_or(1));
     p.minimum_billed_seconds = static_cast<int>(r.integer(n, "minimum_billed_seconds", f, false, 0, 31 * 86400).value_or(0));
     p.startup_seconds = r.num(n, "startup_seconds", f, false, 0, false, 86400);
-    p.storage_per_gb_month = r.num(n, "storage_per_gb_month", f, false, 0, false, 1e6);
-    p.egress_per_gb = r.num(n, "egress_per_gb", f, false, 0, false, 1e6);
+    p.storage_per_gb_month = r.price_or_free(n, "storage_per_gb_month", f, 1e6);
+    p.egress_per_gb = r.price_or_free(n, "egress_per_gb", f, 1e6);
     p.tax_rate = r.num(n, "tax_rate", f, false, 0, false, 1.0);
     if (auto b = r.str(n, "tax_basis", f, false)) {
       if (auto v = tax_basis_from_string(*b)) p.tax_basis = *v;
-      else r.error(n["tax_basis"], f + "tax_basis", "expected inclusive or exclusive, got \"" + *b + "\"");
+      else r.error(n["tax_basis"], f + "tax_basis", "expected inclusive or exclusive, got \"" + quote_input(*b) + "\"");
       if (p.tax_basis == TaxBasis::inclusive && !p.tax_rate)
         r.error(n["tax_basis"], f + "tax_basis", "inclusive needs tax_rate: the rate the prices include");
     }
     p.country = r.str(n, "country", f, false).value_or("");
     if (!p.country.empty() && country_code_of(p.country) != p.country)
-      r.error(n["country"], f + "country", "expected an ISO 3166 two-letter code such as IN, got \"" + p.country + "\"");
-    const YAML::Node offers = n["offers"];
+      r.error(n["country"], f + "country", "expected an ISO 3166 two-letter code such as IN, got \"" + quote_input(p.country) + "\"");
+    const TreeNode offers = n["offers"];
     if (!offers) r.error(n, f + "offers", "missing required key");
     else parse_offers(r, offers, f, p, known, out);
     out.providers.push_back(std::move(p));
   }
 }
 
-void parse_fx(Reader& r, const YAML::Node& n, Catalog& out) {
+void parse_fx(Reader& r, const TreeNode& n, Catalog& out) {
   if (!r.require_map(n, "fx")) return;
   r.check_keys(n, "fx.", {"as_of", "base", "rates"});
   out.fx.where = r.at(n);
   out.fx.as_of = r.str(n, "as_of", "fx.", true).value_or("");
   out.fx.base = r.str(n, "base", "fx.", true).value_or("USD");
-  const YAML::Node rates = n["rates"];
+  const TreeNode rates = n["rates"];
   if (!rates) {
     r.error(n, "fx.rates", "missing required key");
     return;
   }
   if (!r.require_map(rates, "fx.rates")) return;
-  static const std::regex kCurrency("^[A-Z]{3}$");
   for (const auto& kv : rates) {
     const std::string code = kv.first.Scalar();
-    if (!std::regex_match(code, kCurrency)) {
-      r.error(kv.first, "fx.rates." + code, "expected an ISO 4217 currency code");
+    if (!is_currency_code(code)) {
+      r.error(kv.first, "fx.rates." + code, "expected an ISO 4217 currency code, got \"" + quote_input(code) + "\"");
       continue;
     }
-    if (auto v = r.num(rates, code, "fx.rates.", true, 0, true, 1e9)) out.fx.per_base[code] = *v;
+    if (auto v = r.num(rates, code, "fx.rates.", true, kMin.fx_rate, false, 1e7)) out.fx.per_base[code] = *v;
   }
 }
 
@@ -451,12 +495,12 @@ void parse_fx(Reader& r, const YAML::Node& n, Catalog& out) {
 CatalogLoad parse_catalog_yaml(const std::string& text, const std::string& path, const Catalog& known) {
   CatalogLoad result;
   Reader r(path);
-  YamlDocument doc = parse_yaml_document(text, path, "catalog");
+  YamlTree doc = parse_yaml_tree(text, path, "catalog");
   if (!doc.errors.empty()) {
     result.errors = std::move(doc.errors);
     return result;
   }
-  const YAML::Node root = doc.root;
+  const TreeNode root = doc.root;
   if (!root || root.IsNull()) {
     result.errors.emplace_back(SourceLocation{path, 1, 1}, "", "empty catalog file (expected gpus:, models:, providers: or fx:)");
     return result;
@@ -477,6 +521,9 @@ CatalogLoad parse_catalog_yaml(const std::string& text, const std::string& path,
     if (root["fx"]) parse_fx(r, root["fx"], result.catalog);
   } catch (const YAML::Exception& e) {
     r.errors.emplace_back(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "", std::string("malformed YAML: ") + e.msg);
+  } catch (const TooManyErrors&) {
+    r.errors.emplace_back(SourceLocation{path, 0, 0}, "",
+                          "stopped after " + std::to_string(kMaxErrors) + " errors; fix these and run again");
   }
   result.errors = std::move(r.errors);
   return result;

@@ -1,6 +1,9 @@
 #include "io/yaml_document.hpp"
+#include "io/input_text.hpp"
 
+#include <algorithm>
 #include <optional>
+#include <string_view>
 #include <set>
 #include <utility>
 
@@ -47,6 +50,36 @@ std::optional<std::pair<int, std::string>> too_deep(const std::string& text) {
 
 }  // namespace
 
+int second_document_line(const std::string& text) {
+  int line = 0;
+  bool content = false;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view l(text.data() + pos, end - pos);
+    ++line;
+    const bool marker = l.substr(0, 3) == "---" && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    if (marker && content) return line;
+    if (marker) content = true;  // the opening marker: the next one starts document two
+    else if (!l.empty() && l[0] != '#' && l.find_first_not_of(" \t\r") != std::string_view::npos) content = true;
+    pos = end + 1;
+  }
+  return 0;
+}
+
+std::vector<InputError> yaml_text_problems(const std::string& text, const std::string& path, const std::string& what) {
+  std::vector<InputError> errors;
+  try {
+    check_text(text, path, what);
+  } catch (const InputError& e) {
+    errors.push_back(e);
+    return errors;
+  }
+  if (auto deep = too_deep(text))
+    errors.emplace_back(SourceLocation{path, deep->first, 0}, "", deep->second + " (limit for " + what + " files)");
+  return errors;
+}
+
 SourceLocation yaml_location(const std::string& path, const YAML::Node& n) {
   const YAML::Mark m = n.Mark();
   return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
@@ -63,12 +96,18 @@ std::vector<InputError> repeated_keys(const std::string& path, const YAML::Node&
 
 YamlDocument parse_yaml_document(const std::string& text, const std::string& path, const std::string& what) {
   YamlDocument d;
-  if (auto deep = too_deep(text)) {
-    d.errors.emplace_back(SourceLocation{path, deep->first, 0}, "", deep->second + " (limit for " + what + " files)");
-    return d;
-  }
+  d.errors = yaml_text_problems(text, path, what);
+  if (!d.errors.empty()) return d;
   try {
-    d.root = YAML::Load(text);
+    // Every document is parsed so that a second one (after `---`) is refused: yaml-cpp's Load
+    // returns the first and drops the rest without a word.
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      d.errors.emplace_back(SourceLocation{path, second_document_line(text), 1}, "",
+                            "a second YAML document (after '---'): a " + what + " file holds one document");
+      return d;
+    }
+    if (!docs.empty()) d.root = docs.front();
   } catch (const YAML::Exception& e) {
     d.errors.emplace_back(SourceLocation{path, e.mark.line >= 0 ? e.mark.line + 1 : 0, e.mark.column >= 0 ? e.mark.column + 1 : 0},
                           "", "invalid YAML: " + e.msg);

@@ -21,6 +21,13 @@ struct YamlDocument {
 // Parses `text` read from `path`; `what` names the kind of file in messages ("catalog", ...).
 YamlDocument parse_yaml_document(const std::string& text, const std::string& path, const std::string& what);
 
+// Problems found before parsing: malformed UTF-8 or NUL bytes, nesting past the limits.
+std::vector<InputError> yaml_text_problems(const std::string& text, const std::string& path, const std::string& what);
+
+// The line of the `---` that starts a file's second document: the first marker after content,
+// or the second marker when the file opens with one (0 when there is none).
+int second_document_line(const std::string& text);
+
 // Where a node sits in its file (1-based line and column).
 SourceLocation yaml_location(const std::string& path, const YAML::Node& n);
 

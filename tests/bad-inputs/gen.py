@@ -159,3 +159,49 @@ w("st-3-bytes.safetensors", b"\x01\x02\x03")
 w("st-bad-json.safetensors", struct.pack("<Q", 10) + b"{not json}")
 w("st-huge-header.safetensors", struct.pack("<Q", 200 * 1000 * 1000) + b"{}")
 w("st-empty.safetensors", b"")
+
+# --- round two (issue 16): what the first corpus did not reach ----------------------------
+# 16.1: a 50,000-character id overflowed std::regex's recursion.
+w("long-id.yaml", sub(GPU, "id: card", "id: " + "a" * 50000 + "_"))
+# 16.9: a second document was silently dropped.
+w("second-document.yaml", GPU + "---\n" + MODEL)
+# 16.7: every number has a physical floor; 1e-300 made totals infinite.
+w("tiny-bandwidth.yaml", sub(GPU, "memory_bandwidth_gbps: 1008", "memory_bandwidth_gbps: 1e-300"))
+w("tiny-tflops.yaml", sub(GPU, "      bf16: 165.2", "      bf16: 1e-300"))
+w("tiny-interconnect.yaml", sub(GPU, "      bandwidth_gbps: 32", "      bandwidth_gbps: 1e-300"))
+w("tiny-price.yaml", sub(PROVIDER, "on_demand_per_gpu_hour: 0.69", "on_demand_per_gpu_hour: 1e-300"))
+w("tiny-network.yaml", sub(PROVIDER, "        region: any\n", "        region: any\n        network_gbps: 1e-300\n"))
+w("tiny-fx.yaml", "fx:\n  as_of: 2026-02-05\n  base: USD\n  rates:\n    INR: 1e-300\n")
+w("usable-above-memory.yaml", sub(GPU, "    memory_gib: 24\n", "    memory_gib: 24\n    usable_memory_gib: 25\n"))
+# 16.5: heads x head_dim overflowed int ("trainable parameters: -274.88B").
+w("heads-overflow.yaml", sub(sub(sub(MODEL, "attention_heads: 32", "attention_heads: 65536"), "kv_heads: 8", "kv_heads: 65536"),
+                             "head_dim: 128", "head_dim: 32768"))
+cfg("config-heads-overflow.json", num_attention_heads=65536, num_key_value_heads=65536, head_dim=32768)
+# 16.9: repeated keys in config.json took the last value.
+w("config-duplicate-key.json", json.dumps(CFG, indent=2)[:-2] + ',\n  "hidden_size": 8192\n}\n')
+# 16.16 and 16.20: invalid UTF-8 and NUL bytes, named with their line.
+w("invalid-utf8.yaml", sub(GPU, "name: Card", "name: Card").encode().replace(b"name: Card", b"name: Ca\xffrd"))
+w("nul-byte.yaml", GPU.encode().replace(b"name: Card", b"name: Ca\x00rd"))
+w("config-invalid-utf8.json", (json.dumps(CFG, indent=2) + "\n").encode().replace(b'"llama"', b'"lla\xc3\x28ma"'))
+w("config-nul.json", (json.dumps(CFG, indent=2) + "\n").encode().replace(b'"llama"', b'"lla\x00ma"'))
+# 16.17: control characters are escaped and long values cut in messages.
+cfg("config-escape-type.json", model_type="\x1b[31mred\x07" + "x" * 5000)
+# 16.18: 1,000 aliases of a 1,000-key map gave 1.01M errors.
+w("many-errors.yaml", "x: &a {" + ", ".join("k%d: 1" % i for i in range(1000)) + "}\ngpus:\n"
+  + "".join("  - *a\n" for _ in range(1000)))
+# 16.6: overlapping data_offsets; many tensors on one byte range counted many times.
+w("st-overlap.safetensors", st({"a": {"dtype": "F16", "shape": [4], "data_offsets": [0, 8]},
+                                "b": {"dtype": "F16", "shape": [4], "data_offsets": [4, 12]}}) + b"\0" * 12)
+w("st-shared-range.safetensors", st({"t%d" % i: {"dtype": "F16", "shape": [4], "data_offsets": [0, 8]}
+                                     for i in range(1000)}) + b"\0" * 8)
+# 16.9: repeated keys in a safetensors header (raw text: json.dumps cannot repeat a key).
+def st_raw(text):
+    return struct.pack("<Q", len(text)) + text.encode()
+w("st-duplicate-name.safetensors", st_raw('{"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]},'
+                                          '"w":{"dtype":"F16","shape":[2],"data_offsets":[4,8]}}') + b"\0" * 8)
+w("st-duplicate-field.safetensors", st_raw('{"w":{"dtype":"F16","shape":[2],"shape":[4],"data_offsets":[0,4]}}') + b"\0" * 4)
+w("st-metadata-object.safetensors", st_raw('{"__metadata__":{"a":{"b":1}},"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}') + b"\0" * 4)
+# 16.2: an index naming itself, two naming each other: unbounded recursion.
+w("st-index-self.index.json", json.dumps({"weight_map": {"w": "st-index-self.index.json"}}) + "\n")
+w("st-index-a.index.json", json.dumps({"weight_map": {"w": "st-index-b.index.json"}}) + "\n")
+w("st-index-b.index.json", json.dumps({"weight_map": {"w": "st-index-a.index.json"}}) + "\n")

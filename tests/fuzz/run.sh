@@ -14,13 +14,21 @@ if ! command -v clang++ >/dev/null || ! dpkg -s libclang-rt-14-dev >/dev/null 2>
 fi
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF \
   -DGPUPLAN_INSTALL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_skypilot_csv fuzz_hf_config fuzz_safetensors fuzz_units fuzz_budget_files fuzz_cli
+cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_skypilot_csv fuzz_hf_config fuzz_safetensors fuzz_units fuzz_budget_files fuzz_multi_file fuzz_cli
 mkdir -p "$BUILD/artifacts"
 status=0
-for target in catalog_yaml skypilot_csv hf_config safetensors units budget_files cli; do
+# Inputs up to 1 MiB (issue 16: most round-two findings needed more than the old 64 KiB), and
+# a token dictionary for the YAML and JSON readers.
+dict_for() {
+  case $1 in
+    catalog_yaml | budget_files) echo "-dict=$ROOT/tests/fuzz/yaml.dict" ;;
+    hf_config | safetensors | multi_file) echo "-dict=$ROOT/tests/fuzz/json.dict" ;;
+  esac
+}
+for target in catalog_yaml skypilot_csv hf_config safetensors units budget_files multi_file cli; do
   scratch=$(mktemp -d)
   echo "fuzz_$target: ${SECONDS_EACH}s" >&2
-  if ! "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -close_fd_mask=$([[ $target == cli ]] && echo 2 || echo 0) \
+  if ! "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 $(dict_for $target) -close_fd_mask=$([[ $target == cli ]] && echo 2 || echo 0) \
       -artifact_prefix="$BUILD/artifacts/${target}-" "$scratch" "$ROOT/tests/fuzz/corpus/$target" \
       2>"$BUILD/fuzz_$target.log"; then
     echo "fuzz_$target FAILED; see $BUILD/fuzz_$target.log and $BUILD/artifacts/" >&2

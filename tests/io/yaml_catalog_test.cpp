@@ -59,7 +59,7 @@ TEST_CASE("broken catalogs name file, line and field", "[io][yaml]") {
 
   std::string negative = kGoodGpu;
   negative.replace(negative.find("memory_gib: 24"), 14, "memory_gib: -24");
-  expect_error(negative, 9, "greater than 0");
+  expect_error(negative, 9, "at least 0.25");
 
   std::string text = kGoodGpu;
   text.replace(text.find("memory_gib: 24"), 14, "memory_gib: lots");
