@@ -19,6 +19,7 @@ constexpr const char* kFooter = R"(Examples:
   gpuplan serve --model llama-3.1-8b --requests-per-second 5 --tpot 50ms
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300
   gpuplan check experiments/ --budget budget.yaml --format github
+  gpuplan calibrate runs.jsonl --out profile.yaml
   gpuplan gpus list --format json
   gpuplan catalog validate my-prices.yaml
 

@@ -9,6 +9,7 @@
 #include "cli/model_source.hpp"
 #include "cli/offer_rows.hpp"
 #include "cli/run_flags.hpp"
+#include "cli/uncertainty.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory.hpp"
@@ -224,6 +225,7 @@ void run_estimate(const EstimateFlags& f) {
   r.notes.push_back("per-GPU total = tensors + " + num(w.constants.fragmentation * 100, 0) +
                     "% allocator fragmentation + CUDA context/workspace (what nvidia-smi shows)");
   for (const auto& a : rm.assumptions) r.notes.push_back("assumed: " + a);
+  add_error_bars(r, total, w);  // calibrate's: JSON "error_bars" and a note (cli/uncertainty.cpp)
   print_report(r);
 }
 
