@@ -2,6 +2,7 @@
 // How long a training step (or an inference token) takes on a GPU: FLOPs from the model's real
 // shape, the GPU's dense peak times a utilisation, and the collectives data parallelism adds
 // over the links the catalog gives. Pure: no I/O, no catalog lookups.
+#include <array>
 #include <cstdint>
 
 #include "gpuplan/catalog.hpp"
@@ -10,11 +11,21 @@
 
 namespace gpuplan {
 
+// A calibration profile's utilisation table: one slot per GPU class (GpuForm) and Method.
+inline constexpr int kHfuSlots = 3 * 6;
+inline int hfu_index(GpuForm form, Method method) { return static_cast<int>(form) * 6 + static_cast<int>(method); }
+
 // Constants of the time model that a calibration profile may override.
 struct TimeConstants {
   // Hardware FLOPs utilisation (achieved / dense peak, recomputation included). 0 = the default
   // for the GPU class and precision (see default_hfu).
   double hfu = 0;
+  // Calibrated HFU per GPU class and method, as bf16 (fp8 scales as in default_hfu); 0 = no
+  // calibration for that slot. `hfu` above, when set, wins.
+  std::array<double, kHfuSlots> calibrated_hfu{};
+  // Scales the default utilisation of slots without their own calibration (a team's stack
+  // pooled over every class and method).
+  double hfu_scale = 1.0;
   // Fraction of gradient/parameter collectives hidden under backward compute (DDP buckets,
   // FSDP prefetch), when there is enough compute to hide them.
   double comm_overlap = 0.8;
@@ -72,6 +83,10 @@ TokenFlops training_flops_per_token(const ModelArch& m, const ParamCounts& pc, c
 
 // Default HFU by GPU form and method, from published runs (see README "time model").
 double default_hfu(const Gpu& gpu, const Workload& w);
+// What a step runs at: k.hfu, else the calibrated slot, else default_hfu.
+double effective_hfu(const Gpu& gpu, const Workload& w, const TimeConstants& k);
+// fp8 GEMMs reach this share of the utilisation bf16 reaches on the same card.
+inline constexpr double kFp8HfuFactor = 0.7;
 
 // The dense peak (TFLOP/s) for the workload's compute precision; 0 when the GPU lacks it.
 double peak_tflops(const Gpu& gpu, Precision p);

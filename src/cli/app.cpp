@@ -21,6 +21,7 @@ constexpr const char* kFooter = R"(Examples:
   gpuplan demand jobs.txt    (sacct --parsable2 output or a CSV of jobs)
   gpuplan check experiments/ --budget budget.yaml --format github
   gpuplan report --ledger spend.db --budget budget.yaml --html spend.html
+  gpuplan calibrate runs.jsonl --out profile.yaml
   gpuplan gpus list --format json
   gpuplan catalog validate my-prices.yaml
 

@@ -8,6 +8,7 @@
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
 #include "cli/run_flags.hpp"
+#include "cli/uncertainty.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/memory.hpp"
@@ -255,6 +256,7 @@ void run_estimate(const EstimateFlags& f) {
   add_advice(f, m, pc, w, total, gpus, r);
   add_time_and_cost(f, m, pc, w, gpus, r);
   add_memory_notes(rm, w, mem, r);
+  add_error_bars(r, total, w);  // JSON "error_bars" and a note (cli/uncertainty.cpp)
   print_report(r);
 }
 

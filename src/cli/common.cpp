@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
+#include "io/profile_yaml.hpp"
 #include "io/shipped_data.hpp"
 
 namespace gpuplan::cli {
@@ -34,6 +36,8 @@ void add_common_options(CLI::App& app, bool github) {
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   app.add_option("--catalog", g.catalogs, "Extra catalog: YAML, or a SkyPilot vms.csv price sheet (repeatable; later files override by id)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--profile", g.profile, "Calibration profile from `gpuplan calibrate`: the team's fitted constants")
       ->check(CLI::ExistingFile);
   app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
   app.add_flag("--no-color", g.no_color, "Never colour the table output");
@@ -87,6 +91,20 @@ const Catalog& catalog() {
   }
   return *c;
 }
+
+const Profile* active_profile() {
+  static std::map<std::string, Profile> loaded;
+  const std::string& path = globals().profile;
+  if (path.empty()) return nullptr;
+  auto it = loaded.find(path);
+  if (it == loaded.end()) it = loaded.emplace(path, io::read_profile(path)).first;
+  return &it->second;
+}
+
+ProfileScope::ProfileScope(const std::string& path) : saved_(globals().profile) {
+  if (!path.empty()) globals().profile = path;
+}
+ProfileScope::~ProfileScope() { globals().profile = saved_; }
 
 std::string today_utc() {
   const std::time_t t = std::time(nullptr);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/calibrate.hpp"
 #include "gpuplan/catalog.hpp"
 #include "io/render.hpp"
 
@@ -22,11 +23,29 @@ struct GlobalOptions {
   bool quiet = false;
   bool no_color = false;
   bool wide = false;  // tables as wide as their content (default: cut to fit 100 columns)
+  std::string profile;  // --profile FILE: calibrated constants (gpuplan calibrate)
 };
 GlobalOptions& globals();
 Format output_format();
 
-// Adds --format, --catalog, -q and --no-color to a (sub)command. `github` also offers
+// The calibration profile of --profile (or of the experiment spec being priced), read once per
+// path; nullptr when none is given. Where the constants structs are built, this is applied.
+const Profile* active_profile();
+
+// Makes `path` the active profile while it lives (an experiment spec's `profile:`); "" keeps
+// the current one.
+class ProfileScope {
+ public:
+  explicit ProfileScope(const std::string& path);
+  ~ProfileScope();
+  ProfileScope(const ProfileScope&) = delete;
+  ProfileScope& operator=(const ProfileScope&) = delete;
+
+ private:
+  std::string saved_;
+};
+
+// Adds --format, --catalog, --profile, -q and --no-color to a (sub)command. `github` also offers
 // --format github (workflow annotations), for commands that gate CI.
 void add_common_options(CLI::App& app, bool github = false);
 

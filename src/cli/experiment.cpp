@@ -13,7 +13,7 @@ namespace gpuplan::cli {
 
 namespace {
 
-const char* const kMetaKeys[] = {"name", "owner", "team", "approved_by", "max_cost", "description"};
+const char* const kMetaKeys[] = {"name", "owner", "team", "approved_by", "max_cost", "description", "profile"};
 
 // The same option definitions as the commands, bound to one experiment's flag structs.
 struct SpecParser {
@@ -52,7 +52,8 @@ std::vector<SpecKey> experiment_keys() {
                                {"team", "Team the spend counts against", false, false},
                                {"approved_by", "Who approved a run over the policy's GPU-hour threshold", false, false},
                                {"max_cost", "This experiment's own cap, e.g. 50 or 4000 INR", false, false},
-                               {"description", "Free text", false, false}};
+                               {"description", "Free text", false, false},
+                               {"profile", "Calibration profile (gpuplan calibrate --out), relative to the spec", false, false}};
   for (const CLI::Option* o : p.app.get_options()) {
     const auto& longs = o->get_lnames();
     if (longs.empty() || longs.front() == "help") continue;
@@ -105,6 +106,7 @@ Experiment load_experiment(const std::string& path) {
       else if (key == "team") x.team = v;
       else if (key == "approved_by") x.approved_by = v;
       else if (key == "max_cost") x.max_cost = v;
+      else if (key == "profile") x.profile = v.empty() || v.front() == '/' || dir.empty() ? v : (std::filesystem::path(dir) / v).string();
       continue;
     }
     std::string normal = key;
@@ -177,6 +179,7 @@ PricedExperiment price_experiment(const Experiment& x, const std::string& curren
   c.approved_by = x.approved_by;
   c.where = SourceLocation{x.doc.path, 1, 1};
   for (const auto& e : x.doc.entries) c.lines[e.key] = e.where;
+  const ProfileScope profile(x.profile);
   try {
     const ResolvedModel rm = resolve_model(x.workload.model);
     out.model = rm.arch.id;

@@ -17,6 +17,7 @@ namespace gpuplan::cli {
 struct Experiment {
   io::FlatDocument doc;
   std::string name, owner, team, approved_by, max_cost;
+  std::string profile;  // calibration profile path (resolved against the spec's folder)
   WorkloadFlags workload;
   RunFlags run;
   OfferFlags filter;

@@ -161,6 +161,7 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   } else if (!f.mean_sample_tokens.empty()) {
     warn("--mean-sample-tokens only matters with --packing off");
   }
+  if (const Profile* p = active_profile()) r.time = apply_profile(*p, r.time);  // --mfu below wins
   if (!f.mfu.empty()) r.mfu = fraction_flag("--mfu", f.mfu, 1.0);
   if (r.mfu && *r.mfu <= 0) bad_flag("--mfu", "must be above 0%");
 

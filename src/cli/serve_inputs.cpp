@@ -138,6 +138,10 @@ Setup build_setup(const ServeFlags& f) {
   w.precision = pick("--precision", f.precision, precision_from_string(f.precision), "bf16, fp16, fp32");
   if (w.precision == Precision::fp8) bad_flag("--precision", "fp8 compute comes from --quant fp8 (activations stay 16-bit)");
   if (f.tensor_parallel < 0 || f.tensor_parallel > 64) bad_flag("--tensor-parallel", "expected 1 to 64 (or leave it out to try 1, 2, 4, 8)");
+  if (const Profile* p = active_profile()) {  // the flags below win
+    w.constants = apply_profile(*p, w.constants);
+    s.cfg.k = apply_profile(*p, s.cfg.k);
+  }
   if (!f.overhead.empty()) {
     auto b = parse_bytes(f.overhead);
     if (!b) bad_flag("--overhead", b.error);

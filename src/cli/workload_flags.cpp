@@ -75,6 +75,7 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   w.dropout = f.dropout;
   w.autocast = f.autocast;
   w.trainable_layers = f.trainable_layers;
+  if (const Profile* p = active_profile()) w.constants = apply_profile(*p, w.constants);  // flags below win
   if (!f.overhead.empty()) {
     auto b = parse_bytes(f.overhead);
     if (!b) bad_flag("--overhead", b.error);

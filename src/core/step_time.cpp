@@ -133,7 +133,7 @@ double default_hfu(const Gpu& gpu, const Workload& w) {
   double hfu = 0.55;
   if (gpu.form != GpuForm::datacentre) hfu += 0.05;
   // fp8 GEMMs run at a lower fraction of their doubled peak: casts and scaling are not free.
-  if (w.precision == Precision::fp8) hfu *= 0.7;
+  if (w.precision == Precision::fp8) hfu *= kFp8HfuFactor;
   return hfu;
 }
 
@@ -148,6 +148,13 @@ const char* parallel_layout_problem(const ModelArch& m, const Workload& w) {
   if (ep > 1 && (m.experts % ep != 0 || data_parallel(w) * cp % ep != 0))
     return "expert parallel does not divide the experts and the data x context-parallel GPUs";
   return nullptr;
+}
+
+double effective_hfu(const Gpu& gpu, const Workload& w, const TimeConstants& k) {
+  if (k.hfu > 0) return k.hfu;
+  const double calibrated = k.calibrated_hfu[hfu_index(gpu.form, w.method)];
+  if (calibrated > 0) return w.precision == Precision::fp8 ? calibrated * kFp8HfuFactor : calibrated;
+  return default_hfu(gpu, w) * k.hfu_scale;
 }
 
 namespace {
@@ -297,7 +304,7 @@ StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Wor
   const int accum = std::max(1, grad_accum);
   s.data_parallel = o.dp;
   s.peak_tflops = peak_tflops(gpu, w.precision);
-  s.hfu = k.hfu > 0 ? k.hfu : default_hfu(gpu, w);
+  s.hfu = effective_hfu(gpu, w, k);
   const TokenFlops f = training_flops_per_token(m, pc, w);
   const double tokens_per_micro = static_cast<double>(w.micro_batch) * w.seq_len;
   s.tokens_per_step = tokens_per_micro * accum * o.dp;

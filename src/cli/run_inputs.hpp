@@ -1,0 +1,21 @@
+#pragma once
+// Measured-run records turned into the core's MeasuredRun: the model resolved, the settings
+// read through estimate's own flag definitions, the GPU found in the catalog.
+#include <string>
+#include <vector>
+
+#include "gpuplan/calibrate.hpp"
+#include "io/run_records.hpp"
+
+namespace gpuplan::cli {
+
+// Throws InputError at the record's line, naming the field, for anything estimate would refuse.
+MeasuredRun to_measured_run(const io::RunRecord& r);
+std::vector<MeasuredRun> to_measured_runs(const std::vector<io::RunRecord>& records);
+
+// The shipped measured cases (data/measured/*.jsonl, compiled in; GPUPLAN_DATA_DIR reads them
+// from disk): the default error bars and the README's leave-one-out table.
+const std::vector<MeasuredRun>& shipped_memory_cases();
+const std::vector<MeasuredRun>& shipped_throughput_cases();
+
+}  // namespace gpuplan::cli

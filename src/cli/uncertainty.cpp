@@ -1,0 +1,77 @@
+#include "cli/uncertainty.hpp"
+
+#include "cli/format_values.hpp"
+#include "cli/run_inputs.hpp"
+
+namespace gpuplan::cli {
+
+namespace {
+
+std::string signed_pct(double e) { return (e >= 0 ? "+" : "") + num(100 * e, 1) + "%"; }
+
+std::vector<double> shipped_errors(const std::vector<MeasuredRun>& runs, bool memory, bool decode) {
+  std::vector<double> out;
+  for (const MeasuredRun& run : runs) {
+    if (!memory && (run.workload.method == Method::inference) != decode) continue;
+    const RunEstimate e = estimate_run(run, Profile{});
+    if (auto x = memory ? e.memory_error() : e.throughput_error()) out.push_back(*x);
+  }
+  return out;
+}
+
+}  // namespace
+
+ModelBands model_bands(bool decode) {
+  ModelBands b;
+  if (const Profile* p = active_profile()) {
+    b.basis = "profile " + globals().profile + " (" + std::to_string(p->runs) + " runs, leave-one-out)";
+    b.memory = error_band(p->memory_errors);
+    b.throughput = error_band(p->throughput_errors);
+    return b;
+  }
+  b.basis = "shipped measured cases (data/measured/)";
+  try {
+    b.memory = error_band(shipped_errors(shipped_memory_cases(), true, decode));
+    b.throughput = error_band(shipped_errors(shipped_throughput_cases(), false, decode));
+  } catch (const InputErrors& e) {
+    // A GPUPLAN_DATA_DIR without data/measured/, or --catalog files that redefine the cases'
+    // GPUs or models: the estimate stands, its bars do not.
+    warn("no error bars: the measured cases did not load (" + e.errors().front().problem() + ")");
+  } catch (const InputError& e) {
+    warn("no error bars: the measured cases did not load (" + std::string(e.what()) + ")");
+  }
+  return b;
+}
+
+nlohmann::json band_json(const std::optional<ErrorBand>& b) {
+  if (!b) return nullptr;
+  return {{"low", b->low}, {"high", b->high}, {"cases", b->cases}, {"within", b->within}, {"coverage", b->coverage}};
+}
+
+std::string band_text(const ErrorBand& b) {
+  return std::to_string(b.within) + " of " + std::to_string(b.cases) + " measured cases within " + signed_pct(b.low) + ".." +
+         signed_pct(b.high);
+}
+
+void add_error_bars(Report& r, double per_gpu_bytes, const Workload& w) {
+  const ModelBands b = model_bands(w.method == Method::inference);
+  nlohmann::json j = {{"basis", b.basis}, {"memory", band_json(b.memory)}, {"throughput", band_json(b.throughput)}};
+  if (b.memory) {
+    const ValueRange v = likely_range(per_gpu_bytes, *b.memory);
+    j["memory"]["likely_range_bytes"] = {static_cast<std::int64_t>(v.low), static_cast<std::int64_t>(v.high)};
+    r.notes.push_back("memory " + num(per_gpu_bytes / (1024.0 * 1024 * 1024), 1) + " GiB per GPU; " + band_text(*b.memory) +
+                      " (" + b.basis + "): likely " + num(v.low / (1024.0 * 1024 * 1024), 1) + "-" +
+                      num(v.high / (1024.0 * 1024 * 1024), 1) + " GiB");
+  }
+  const nlohmann::json& time = r.json.contains("time") ? r.json["time"] : nlohmann::json();
+  if (b.throughput && time.is_object() && time.contains("tokens_per_second")) {
+    const double tps = time["tokens_per_second"].get<double>();
+    const ValueRange v = likely_range(tps, *b.throughput);
+    j["throughput"]["likely_range_tokens_per_second"] = {v.low, v.high};
+    r.notes.push_back("speed " + num(tps, 0) + " tokens/s; " + band_text(*b.throughput) + ": likely " + num(v.low, 0) + "-" +
+                      num(v.high, 0) + " tokens/s");
+  }
+  r.json["error_bars"] = j;
+}
+
+}  // namespace gpuplan::cli
