@@ -240,7 +240,7 @@ WeightCount parse_safetensors(const std::string& bytes, std::uint64_t file_size,
 WeightCount read_safetensors(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw InputError({path, 0, 0}, "", "cannot open file: no such file");
+  require_regular_file(path);  // names a FIFO or a device, which would block or never end
   if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") {
     const std::string text = read_file(path, 64u << 20);
     const json j = parse_json(text, path, 16);
