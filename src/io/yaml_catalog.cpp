@@ -307,6 +307,8 @@ void parse_models(Reader& r, const YAML::Node& list, Catalog& out) {
       r.error(n["kv_heads"], f + "kv_heads", "attention_heads must be a multiple of kv_heads");
     if (m.experts > 0 && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
       r.error(n["experts_per_token"] ? n["experts_per_token"] : n, f + "experts_per_token", "expected 1 to experts");
+    if (m.experts == 0 && m.experts_per_token > 0)
+      r.error(n["experts_per_token"], f + "experts_per_token", "needs experts (a mixture of experts) of at least this many");
     out.models.push_back(std::move(m));
   }
 }
