@@ -12,12 +12,11 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "cli/plan_launch.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/plan.hpp"
-#include "io/emit.hpp"
 #include "gpuplan/units.hpp"
-#include "io/files.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -27,7 +26,8 @@ struct PlanFlags {
   RunFlags run;
   std::string objective = "cost", methods = "full,lora,qlora", precisions = "bf16", optimizers = "adamw,adamw-8bit";
   std::string pricings = "on-demand,reserved-1y", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
-  std::string micro_batches = "1,2,4,8,16,32", emit, out;
+  std::string micro_batches = "1,2,4,8,16,32";
+  LaunchFlags launch;
   std::vector<std::string> providers, gpus, regions;
   int max_nodes = 8, top = 5;
   long long global_batch = 0;
@@ -295,53 +295,7 @@ void run_plan(const PlanFlags& f) {
   if (bo.offer->spot_preemptions_per_hour.has_value() == false && space.pricings[best.pricing] == Pricing::spot && !run.spec.bill.preemptions_per_hour)
     r.notes.push_back("the sheet gives no preemption rate for this offer: spot is priced as if never preempted (give --preemptions-per-hour)");
 
-  if (!f.emit.empty()) {
-    io::LaunchPlan lp;
-    lp.model = m.hf_id.empty() ? m.id : m.hf_id;
-    lp.method = to_string(bw.method);
-    lp.precision = to_string(bw.precision);
-    lp.optimizer = to_string(bw.optimizer);
-    lp.sharding = to_string(bw.sharding);
-    lp.offload = to_string(bw.offload);
-    lp.checkpointing = bw.checkpointing != Checkpointing::none;
-    lp.micro_batch = best.micro_batch;
-    lp.grad_accum = best.grad_accum;
-    lp.seq_len = bw.seq_len;
-    lp.gpus = best.gpus;
-    lp.gpus_per_node = std::max(1, bo.offer->gpus);
-    lp.nodes = best.gpus / lp.gpus_per_node;
-    lp.lora_rank = bw.lora_rank;
-    // SkyPilot names accelerators like "H100" or "A100-80GB": the first alias spelled that way.
-    lp.accelerator = bo.gpu->id;
-    auto has_letter = [](const std::string& a) { return std::any_of(a.begin(), a.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); }); };
-    const auto plain = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(),
-                                    [&](const std::string& a) { return has_letter(a) && a.find(' ') == std::string::npos; });
-    const auto spaced = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(), has_letter);
-    if (plain != bo.gpu->aliases.end()) lp.accelerator = *plain;
-    else if (spaced != bo.gpu->aliases.end()) {
-      lp.accelerator = *spaced;  // "RTX 4090" -> "RTX4090", SkyPilot's spelling
-      lp.accelerator.erase(std::remove(lp.accelerator.begin(), lp.accelerator.end(), ' '), lp.accelerator.end());
-    }
-    lp.cloud = bo.provider->id;
-    lp.spot = space.pricings[best.pricing] == Pricing::spot;
-    lp.hours = best.wall_seconds / 3600;
-    lp.checkpoint_minutes = best.checkpoint_interval_seconds / 60;
-    std::string text;
-    if (f.emit == "deepspeed") text = io::emit_deepspeed(lp);
-    else if (f.emit == "accelerate") text = io::emit_accelerate(lp);
-    else if (f.emit == "torchrun") text = io::emit_torchrun(lp);
-    else if (f.emit == "skypilot") text = io::emit_skypilot(lp);
-    else if (f.emit == "slurm") text = io::emit_slurm(lp);
-    else bad_choice("--emit", f.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
-    if (f.out.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      return;  // the launch file alone on stdout, so it can be piped
-    }
-    io::write_file_atomic(f.out, text);
-    r.notes.push_back("wrote the " + f.emit + " launch configuration to " + f.out);
-  } else if (!f.out.empty()) {
-    bad_flag("--out", "needs --emit");
-  }
+  if (emit_plan_launch(f.launch, {m, bw, best, bo, space.pricings[best.pricing], run}, r)) return;
   print_report(r);
   const bool ok = best.feasible();
   if (!ok) exit_code() = 1;
@@ -373,8 +327,7 @@ void setup_plan(CLI::App& app) {
   cmd->add_option("--gpu", f->gpus, "Only this GPU (repeatable)");
   cmd->add_option("--region", f->regions, "Only offers whose region contains this text (repeatable)");
   cmd->add_option("--top", f->top, "Runners-up to show")->capture_default_str();
-  cmd->add_option("--emit", f->emit, "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm");
-  cmd->add_option("--out", f->out, "File for --emit (written atomically; default stdout)");
+  add_launch_options(*cmd, f->launch);
   add_common_options(*cmd);
   cmd->callback([f] { run_plan(*f); });
 }
