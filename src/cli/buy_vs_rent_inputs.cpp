@@ -142,7 +142,7 @@ void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   cmd.add_option("--gpu", f.gpu, "The GPU to buy (id or alias, e.g. rtx-4090, \"H100\")")->required();
   cmd.add_option("--count", f.count, "GPUs to buy, and the GPUs the work runs on at once (default: what the peak demand needs)");
   cmd.add_option("--gpu-hours-per-month", f.gpu_hours, "Expected demand in GPU-hours a month, e.g. 300");
-  auto* util = cmd.add_option("--utilization", f.utilisation, "Expected demand as a share of --count GPUs around the clock, e.g. 60%");
+  cmd.add_option("--utilization", f.utilisation, "Expected demand as a share of --count GPUs around the clock, e.g. 60%");
   cmd.add_option("--utilisation", f.utilisation, "Old spelling of --utilization")->group("");  // hidden alias
   cmd.add_option("--demand", f.demand, "Demand profile: CSV or YAML of GPU-hours (or GPUs busy) per day or week");
   cmd.add_option("--uncertainty", f.uncertainty, "How far demand may be off, e.g. ±40% (from 30% on, owned GPUs must pay at the low end)");

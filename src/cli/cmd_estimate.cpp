@@ -241,7 +241,7 @@ void setup_estimate(CLI::App& app) {
   add_run_options(*cmd, f->run);
   cmd->add_option("--offer", f->offers, "Price on this offer, as provider/offer (repeatable; default: the cheapest that fit)");
   cmd->add_option("--provider", f->providers, "Price only on this provider's offers (repeatable)");
-  auto* top = cmd->add_option("--top", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
+  cmd->add_option("--top", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
   cmd->add_option("--cost-rows", f->cost_rows, "Old spelling of --top")->group("");  // hidden alias
   cmd->add_option("--gpu", f->gpu_names, "GPU to check (repeatable; default: every GPU in the catalogs)");
   add_common_options(*cmd);
