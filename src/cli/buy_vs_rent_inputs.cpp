@@ -135,7 +135,8 @@ void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   cmd.add_option("--gpu", f.gpu, "The GPU to buy (id or alias, e.g. rtx-4090, \"H100\")")->required();
   cmd.add_option("--count", f.count, "GPUs to buy, and the GPUs the work runs on at once (default: what the peak demand needs)");
   cmd.add_option("--gpu-hours-per-month", f.gpu_hours, "Expected demand in GPU-hours a month, e.g. 300");
-  cmd.add_option("--utilisation", f.utilisation, "Expected demand as a share of --count GPUs around the clock, e.g. 60%");
+  cmd.add_option("--utilization", f.utilisation, "Expected demand as a share of --count GPUs around the clock, e.g. 60%");
+  cmd.add_option("--utilisation", f.utilisation, "Old spelling of --utilization")->group("");  // hidden alias
   cmd.add_option("--demand", f.demand, "Demand profile: CSV or YAML of GPU-hours (or GPUs busy) per day or week");
   cmd.add_option("--uncertainty", f.uncertainty, "How far demand may be off, e.g. ±40% (from 30% on, owned GPUs must pay at the low end)");
   cmd.add_option("--offer", f.offer, "Rent on this offer, as provider/offer (default: the cheapest of the same GPU)");
@@ -169,8 +170,8 @@ namespace {
 void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   const int demand_flags = !f.gpu_hours.empty() + !f.utilisation.empty() + !f.demand.empty();
   if (demand_flags == 0)
-    bad_flag("--gpu-hours-per-month", "give the demand: --gpu-hours-per-month H, --utilisation P% (of --count GPUs) or --demand FILE");
-  if (demand_flags > 1) bad_flag("--gpu-hours-per-month", "give one of --gpu-hours-per-month, --utilisation or --demand");
+    bad_flag("--gpu-hours-per-month", "give the demand: --gpu-hours-per-month H, --utilization P% (of --count GPUs) or --demand FILE");
+  if (demand_flags > 1) bad_flag("--gpu-hours-per-month", "give one of --gpu-hours-per-month, --utilization or --demand");
   s.count_given = !f.count.empty();
   int count = 0;
   if (s.count_given) {
@@ -197,7 +198,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
       h = *v.value;
       s.demand_source = "gpu_hours_per_month";
     } else {
-      const double util = fraction_flag("--utilisation", f.utilisation, 0.0, 1.0, "60%");
+      const double util = fraction_flag("--utilization", f.utilisation, 0.0, 1.0, "60%");
       h = util * (s.count_given ? count : 1) * td::kHoursPerMonth;
       s.demand_source = "utilisation";
     }

@@ -57,8 +57,8 @@ void setup_buy_vs_rent(CLI::App& app) {
   auto* cmd = app.add_subcommand("buy-vs-rent", "Own GPUs or rent them: total cost, break-even, hybrid and sensitivity");
   cmd->footer(R"(Examples:
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300
-  gpuplan buy-vs-rent --gpu rtx-4090 --utilisation 90% --uncertainty ±40% --power-price 0.30/kWh
-  gpuplan buy-vs-rent --gpu h100-sxm --count 8 --utilisation 70% --gpu-price 25000 --rest-of-machine 100000
+  gpuplan buy-vs-rent --gpu rtx-4090 --utilization 90% --uncertainty ±40% --power-price 0.30/kWh
+  gpuplan buy-vs-rent --gpu h100-sxm --count 8 --utilization 70% --gpu-price 25000 --rest-of-machine 100000
   gpuplan buy-vs-rent --gpu rtx-4090 --demand usage.csv --offer runpod/rtx-4090-x1 --horizon 2y
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --currency INR --power-price 8INR/kWh
 

@@ -23,8 +23,10 @@ struct CheckFlags {
   std::string budget, ledger, date, currency;
 };
 
-// GitHub's workflow-command escaping for annotation messages.
-std::string gh_escape(std::string s) {
+// The workflow-command escaping of GitHub's Actions toolkit (@actions/core, command.ts):
+// data escapes %, CR and LF; a property value also escapes ':' and ',', which would otherwise
+// end it (a spec file named "a,line=9" or holding a newline could forge an annotation).
+std::string gh_escape_data(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '%') out += "%25";
@@ -35,10 +37,21 @@ std::string gh_escape(std::string s) {
   return out;
 }
 
+std::string gh_escape_property(const std::string& s) {
+  std::string out;
+  for (char c : gh_escape_data(s)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
 std::vector<PricedExperiment> price_all(const std::vector<std::string>& specs, const std::string& currency) {
   std::vector<PricedExperiment> out;
   std::vector<InputError> errors;
-  for (const auto& path : expand_spec_paths(specs)) {
+  const std::vector<std::string> files = expand_spec_paths(specs);
+  for (const auto& path : files) {
     try {
       out.push_back(price_experiment(load_experiment(path), currency));
     } catch (const InputErrors& e) {
@@ -105,14 +118,16 @@ void run_check(const CheckFlags& f) {
   if (output_format() == Format::github) {
     for (const auto& res : results) {
       if (res.pass) continue;
-      std::printf("::error file=%s,line=%d::%s\n", res.where.path.c_str(), std::max(1, res.where.line),
-                  gh_escape((res.experiment.empty() ? "" : res.experiment + ": ") + res.rule + ": " + res.message).c_str());
+      std::printf("::error file=%s,line=%d::%s\n", gh_escape_property(res.where.path).c_str(), std::max(1, res.where.line),
+                  gh_escape_data((res.experiment.empty() ? "" : res.experiment + ": ") + res.rule + ": " + res.message).c_str());
     }
   }
   const int failed = static_cast<int>(std::count_if(results.begin(), results.end(), [](const RuleResult& x) { return !x.pass; }));
+  r.json["specs_read"] = priced.size();
+  r.notes.push_back("read " + std::to_string(priced.size()) + " experiment spec" + (priced.size() == 1 ? "" : "s"));
   r.notes.push_back(all_pass ? "all " + std::to_string(results.size()) + " rules pass"
                              : std::to_string(failed) + " of " + std::to_string(results.size()) + " rules fail");
-  if (f.budget.empty()) r.notes.push_back("no --budget policy: only each experiment's own max_cost and deadline are checked");
+  if (f.budget.empty()) r.notes.push_back("no --policy file: only each experiment's own max_cost and deadline are checked");
   print_report(r);
   if (!all_pass) exit_code() = 1;
 }
@@ -178,22 +193,7 @@ void run_diff(const DiffFlags& f) {
 // --- schema ----------------------------------------------------------------------------------
 
 void run_schema() {
-  nlohmann::json props = nlohmann::json::object();
-  for (const SpecKey& k : experiment_keys()) {
-    nlohmann::json p = {{"description", k.help}};
-    if (k.flag) p["type"] = "boolean";
-    else if (k.list) p["oneOf"] = {{{"type", "string"}}, {{"type", "array"}, {"items", {{"type", {"string", "number"}}}}}};
-    else p["type"] = {"string", "number"};
-    props[k.key] = p;
-  }
-  const nlohmann::json schema = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-                                 {"$id", "https://gpuplan.dev/schemas/experiment.schema.json"},
-                                 {"title", "gpuplan experiment spec"},
-                                 {"description", "Every gpuplan estimate flag as a key of the same name (underscores or dashes)."},
-                                 {"type", "object"},
-                                 {"properties", props},
-                                 {"additionalProperties", false}};
-  const std::string out = schema.dump(2) + "\n";
+  const std::string out = experiment_schema().dump(2) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
@@ -203,11 +203,13 @@ void setup_check(CLI::App& app) {
   auto f = std::make_shared<CheckFlags>();
   auto* cmd = app.add_subcommand("check", "Gate experiment specs against a budget policy (exit 1 when a rule fails)");
   cmd->footer(R"(Examples:
-  gpuplan check experiments/ --budget budget.yaml --ledger spend.jsonl
-  gpuplan check experiments/*.yaml --budget budget.yaml --format markdown   # for a PR comment
-  gpuplan check experiments/ --budget budget.yaml --format github           # workflow annotations)");
-  cmd->add_option("specs", f->specs, "Experiment spec files or folders")->required();
-  cmd->add_option("--budget", f->budget, "Budget policy (budget.yaml)")->check(CLI::ExistingFile);
+  gpuplan check experiments/ --policy budget.yaml --ledger spend.jsonl
+  gpuplan check experiments/*.yaml --policy budget.yaml --format markdown   # for a PR comment
+  gpuplan check experiments/ --policy budget.yaml --format github           # workflow annotations)");
+  cmd->add_option("specs", f->specs, "Experiment spec files or folders (*.yaml, *.yml in any case, subfolders included)")->required();
+  // --policy: elsewhere --budget is an amount; --budget stays here, hidden, for old scripts.
+  cmd->add_option("--policy", f->budget, "Budget policy file (budget.yaml; - for stdin)")->check(existing_file_or_stdin());
+  cmd->add_option("--budget", f->budget, "Old spelling of --policy")->check(existing_file_or_stdin())->group("");
   cmd->add_option("--ledger", f->ledger, "Spend ledger to count spend so far: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL");
   cmd->add_option("--date", f->date, "Date whose calendar month is the budget period (default: today, UTC)");
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");

@@ -273,7 +273,8 @@ void setup_estimate(CLI::App& app) {
   add_workload_options(*cmd, f->workload);
   add_run_options(*cmd, f->run);
   add_offer_filter_options(*cmd, f->filter, false);
-  cmd->add_option("--cost-rows", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
+  cmd->add_option("--top", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
+  cmd->add_option("--cost-rows", f->cost_rows, "Old spelling of --top")->group("");  // hidden alias
   cmd->add_option("--gpu", f->gpu_names, "GPU to check (repeatable; default: every GPU in the catalogs)");
   add_common_options(*cmd);
   cmd->callback([f] { run_estimate(*f); });

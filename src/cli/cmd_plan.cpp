@@ -12,12 +12,11 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "cli/plan_launch.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
-#include "io/emit.hpp"
-#include "io/files.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -28,7 +27,8 @@ struct PlanFlags {
   OfferFlags filter;
   std::string objective = "cost", methods = "full,lora,qlora", precisions = "bf16", optimizers = "adamw,adamw-8bit";
   std::string pricings = "on-demand", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
-  std::string micro_batches = "1,2,4,8,16,32", emit, out;
+  std::string micro_batches = "1,2,4,8,16,32";
+  LaunchFlags launch;
   std::string tensor_parallels, pipeline_parallels;  // "" = by model size (see parallel_degrees)
   int max_nodes = 8, top = 5;
   long long global_batch = 0;
@@ -298,61 +298,6 @@ void add_next_steps(const PlanView& v, const Candidate& best, Report& r) {
   for (const auto& s : steps) r.notes.push_back("next: " + s);
 }
 
-// The launch configuration for the chosen plan, in the engines' own terms.
-io::LaunchPlan launch_plan(const PlanView& v, const ModelArch& m, const Candidate& best) {
-  const Workload bw = candidate_workload(v.in, v.space, best);
-  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
-  io::LaunchPlan lp;
-  lp.model = m.hf_id.empty() ? m.id : m.hf_id;
-  lp.method = to_string(bw.method);
-  lp.precision = to_string(bw.precision);
-  lp.optimizer = to_string(bw.optimizer);
-  lp.sharding = to_string(bw.sharding);
-  lp.offload = to_string(bw.offload);
-  lp.checkpointing = bw.checkpointing != Checkpointing::none;
-  lp.micro_batch = best.micro_batch;
-  lp.grad_accum = best.grad_accum;
-  lp.seq_len = bw.seq_len;
-  lp.gpus = best.gpus;
-  lp.gpus_per_node = std::max(1, bo.offer->gpus);
-  lp.nodes = best.gpus / lp.gpus_per_node;
-  lp.lora_rank = bw.lora_rank;
-  // SkyPilot names accelerators like "H100" or "A100-80GB": the first alias spelled that way.
-  lp.accelerator = bo.gpu->id;
-  auto has_letter = [](const std::string& a) { return std::any_of(a.begin(), a.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); }); };
-  const auto plain = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(),
-                                  [&](const std::string& a) { return has_letter(a) && a.find(' ') == std::string::npos; });
-  const auto spaced = std::find_if(bo.gpu->aliases.begin(), bo.gpu->aliases.end(), has_letter);
-  if (plain != bo.gpu->aliases.end()) lp.accelerator = *plain;
-  else if (spaced != bo.gpu->aliases.end()) {
-    lp.accelerator = *spaced;  // "RTX 4090" -> "RTX4090", SkyPilot's spelling
-    lp.accelerator.erase(std::remove(lp.accelerator.begin(), lp.accelerator.end(), ' '), lp.accelerator.end());
-  }
-  lp.cloud = bo.provider->id;
-  lp.spot = v.space.pricings[best.pricing] == Pricing::spot;
-  lp.hours = best.wall_seconds / 3600;
-  lp.checkpoint_minutes = best.checkpoint_interval_seconds / 60;
-  return lp;
-}
-
-// Writes the launch file; true when it went to stdout (then nothing else is printed).
-bool emit_launch(const PlanFlags& f, const io::LaunchPlan& lp, Report& r) {
-  std::string text;
-  if (f.emit == "deepspeed") text = io::emit_deepspeed(lp);
-  else if (f.emit == "accelerate") text = io::emit_accelerate(lp);
-  else if (f.emit == "torchrun") text = io::emit_torchrun(lp);
-  else if (f.emit == "skypilot") text = io::emit_skypilot(lp);
-  else if (f.emit == "slurm") text = io::emit_slurm(lp);
-  else bad_choice("--emit", f.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
-  if (f.out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return true;  // the launch file alone on stdout, so it can be piped
-  }
-  io::write_file_atomic(f.out, text);
-  r.notes.push_back("wrote the " + f.emit + " launch configuration to " + f.out);
-  return false;
-}
-
 void report_plan(const PlanFlags& f, const PlanView& v, const PlanResult& res, const ModelArch& m, Report& r) {
   const Candidate& best = res.best.front();
   r.json["plan"] = candidate_json(v, best);
@@ -377,9 +322,9 @@ void run_plan(const PlanFlags& f) {
   const RunSettings run = build_run_settings(f.run, base);
   if (!run.spec.tokens && !run.spec.steps) bad_flag("--tokens", "plan needs the run's size: --tokens, --steps or --dataset-tokens");
   static const std::vector<std::string> kEmits = {"deepspeed", "accelerate", "torchrun", "skypilot", "slurm"};
-  if (!f.emit.empty() && std::find(kEmits.begin(), kEmits.end(), f.emit) == kEmits.end())
-    bad_choice("--emit", f.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
-  if (f.emit.empty() && !f.out.empty()) bad_flag("--out", "needs --emit");
+  if (!f.launch.emit.empty() && std::find(kEmits.begin(), kEmits.end(), f.launch.emit) == kEmits.end())
+    bad_choice("--emit", f.launch.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
+  if (f.launch.emit.empty() && !f.launch.out.empty()) bad_flag("--out", "needs --emit");
   const PlanSpace space = build_space(f);
   const PlanInputs in = build_inputs(f, rm, base, run);
   check_size(space, in);
@@ -397,7 +342,10 @@ void run_plan(const PlanFlags& f) {
     report_none(v, res, rm.arch.name, r);
   } else {
     report_plan(f, v, res, rm.arch, r);
-    if (!f.emit.empty() && emit_launch(f, launch_plan(v, rm.arch, res.best.front()), r)) return;
+    const Candidate& best = res.best.front();
+    const Workload bw = candidate_workload(in, space, best);
+    const PlanOffer& bo = in.offers[static_cast<std::size_t>(best.offer)];
+    if (emit_plan_launch(f.launch, {rm.arch, bw, best, bo, space.pricings[best.pricing], run}, r)) return;
   }
   print_report(r);
 }
@@ -436,8 +384,7 @@ void setup_plan(CLI::App& app) {
   cmd->add_option("--max-nodes", f->max_nodes, "Most instances of one offer (1, 2, 4, ... up to this)")->capture_default_str();
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step to keep (default: free)");
   cmd->add_option("--top", f->top, "Runners-up to show")->capture_default_str();
-  cmd->add_option("--emit", f->emit, "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm");
-  cmd->add_option("--out", f->out, "File for --emit (written atomically; default stdout)");
+  add_launch_options(*cmd, f->launch);
   add_common_options(*cmd);
   cmd->callback([f, cmd] {
     PlanFlags g = *f;

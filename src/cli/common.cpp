@@ -28,6 +28,11 @@ Format output_format() {
   return Format::table;
 }
 
+CLI::Validator existing_file_or_stdin() {
+  return CLI::Validator(
+      [](std::string& path) { return path == "-" ? std::string() : CLI::ExistingFile(path); }, "FILE", "FILE or - (stdin)");
+}
+
 void add_common_options(CLI::App& app, bool github) {
   auto& g = globals();
   std::vector<std::string> formats = {"table", "json", "csv", "markdown"};
@@ -36,7 +41,7 @@ void add_common_options(CLI::App& app, bool github) {
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   app.add_option("--catalog", g.catalogs, "Extra catalog: YAML, or a SkyPilot vms.csv price sheet (repeatable; later files override by id)")
-      ->check(CLI::ExistingFile);
+      ->check(existing_file_or_stdin());
   app.add_option("--profile", g.profile, "Calibration profile from `gpuplan calibrate`: the team's fitted constants")
       ->check(CLI::ExistingFile);
   app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
@@ -45,9 +50,13 @@ void add_common_options(CLI::App& app, bool github) {
 }
 
 namespace {
+// no-color.org: NO_COLOR counts only when non-empty; a dumb terminal takes no escapes.
 bool use_color() {
-  return output_format() == Format::table && !globals().no_color && std::getenv("NO_COLOR") == nullptr &&
-         ::isatty(STDOUT_FILENO) != 0;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  if (term != nullptr && std::string(term) == "dumb") return false;
+  return output_format() == Format::table && !globals().no_color && ::isatty(STDOUT_FILENO) != 0;
 }
 }  // namespace
 

@@ -49,6 +49,9 @@ class ProfileScope {
 // --format github (workflow annotations), for commands that gate CI.
 void add_common_options(CLI::App& app, bool github = false);
 
+// CLI::ExistingFile that also takes "-" (standard input).
+CLI::Validator existing_file_or_stdin();
+
 struct Report {
   nlohmann::json json;               // schema_version is added by print_report
   std::vector<io::Table> tables;     // the first is the one CSV prints

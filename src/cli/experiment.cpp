@@ -1,12 +1,14 @@
 #include "cli/experiment.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <memory>
 
 #include "cli/common.hpp"
 #include "cli/model_source.hpp"
 #include "gpuplan/name_match.hpp"
+#include "gpuplan/workload.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan::cli {
@@ -44,36 +46,123 @@ bool is_meta(const std::string& key) {
 
 }  // namespace
 
+namespace {
+
+template <class E>
+std::vector<std::string> names_of(E last) {
+  std::vector<std::string> out;
+  for (int i = 0; i <= static_cast<int>(last); ++i) out.push_back(to_string(static_cast<E>(i)));
+  return out;
+}
+
+// The enumerations a key takes, from the core's own names (what the flag parsers accept).
+std::vector<std::string> choices_of(const std::string& key) {
+  if (key == "method") return names_of(Method::pretrain);
+  if (key == "precision") return names_of(Precision::fp8);
+  if (key == "quant") return names_of(WeightFormat::int4_awq);
+  if (key == "optimizer") return names_of(Optimizer::lion);
+  if (key == "attention") return names_of(Attention::flash);
+  if (key == "checkpointing") return names_of(Checkpointing::full);
+  if (key == "sharding") return names_of(Sharding::fsdp);
+  if (key == "offload") return names_of(Offload::optimizer_params);
+  if (key == "kv_cache_dtype") return names_of(KvDtype::int8);
+  if (key == "loss") return names_of(Loss::fused);
+  if (key == "pricing") return names_of(Pricing::reserved_3y);
+  if (key == "packing") return {"on", "off"};
+  return {};
+}
+
+}  // namespace
+
 std::vector<SpecKey> experiment_keys() {
   Experiment x;
   SpecParser p(x);
-  std::vector<SpecKey> keys = {{"name", "Experiment name (default: the file name)", false, false},
-                               {"owner", "User the spend counts against", false, false},
-                               {"team", "Team the spend counts against", false, false},
-                               {"approved_by", "Who approved a run over the policy's GPU-hour threshold", false, false},
-                               {"max_cost", "This experiment's own cap, e.g. 50 or 4000 INR", false, false},
-                               {"description", "Free text", false, false},
-                               {"profile", "Calibration profile (gpuplan calibrate --out), relative to the spec", false, false}};
+  std::vector<SpecKey> keys = {{"name", "Experiment name (default: the file name)", false, false, {"name"}, {}, "TEXT"},
+                               {"owner", "User the spend counts against", false, false, {"owner"}, {}, "TEXT"},
+                               {"team", "Team the spend counts against", false, false, {"team"}, {}, "TEXT"},
+                               {"approved_by", "Who approved a run over the policy's GPU-hour threshold", false, false, {"approved_by"}, {}, "TEXT"},
+                               {"max_cost", "This experiment's own cap, e.g. 50 or 4000 INR", false, false, {"max_cost"}, {}, "TEXT"},
+                               {"description", "Free text", false, false, {"description"}, {}, "TEXT"},
+                               {"profile", "Calibration profile (gpuplan calibrate --out), relative to the spec", false, false, {"profile"}, {}, "FILE"}};
   for (const CLI::Option* o : p.app.get_options()) {
     const auto& longs = o->get_lnames();
     if (longs.empty() || longs.front() == "help") continue;
-    keys.push_back({key_of("--" + longs.front()), o->get_description(), o->get_expected_min() == 0,
-                    o->get_expected_max() > 1 || o->get_items_expected_max() > 1});
+    SpecKey k{key_of("--" + longs.front()), o->get_description(), o->get_expected_min() == 0,
+              o->get_expected_max() > 1 || o->get_items_expected_max() > 1, {}, {}, o->get_type_name()};
+    for (const auto& n : longs) {
+      const std::string under = key_of("--" + n);
+      std::string dashed = under;
+      std::replace(dashed.begin(), dashed.end(), '_', '-');
+      for (const auto& s : {under, dashed})
+        if (std::find(k.spellings.begin(), k.spellings.end(), s) == k.spellings.end()) k.spellings.push_back(s);
+    }
+    k.choices = choices_of(k.key);
+    keys.push_back(std::move(k));
   }
   return keys;
 }
+
+nlohmann::json experiment_schema() {
+  nlohmann::json props = nlohmann::json::object();
+  for (const SpecKey& k : experiment_keys()) {
+    nlohmann::json one = k.flag ? nlohmann::json{{"type", "boolean"}}
+                       : !k.choices.empty() ? nlohmann::json{{"enum", k.choices}}
+                       : k.type == "INT" ? nlohmann::json{{"type", "integer"}}
+                       : k.type == "FLOAT" ? nlohmann::json{{"type", "number"}}
+                                           : nlohmann::json{{"type", {"string", "number"}}};  // "2B", 4, "30m"
+    nlohmann::json p = k.list ? nlohmann::json{{"anyOf", {one, {{"type", "array"}, {"items", one}}}}} : one;
+    p["description"] = k.help;
+    for (const auto& s : k.spellings) {
+      nlohmann::json q = p;
+      if (s != k.key) q["description"] = "Same as " + k.key + ": " + k.help;
+      props[s] = q;
+    }
+  }
+  return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+          {"$id", "https://gpuplan.dev/schemas/experiment.schema.json"},
+          {"title", "gpuplan experiment spec"},
+          {"description", "Every gpuplan estimate flag as a key of the same name (underscores or dashes). Generated by `gpuplan schema experiment`."},
+          {"type", "object"},
+          {"properties", props},
+          {"additionalProperties", false}};
+}
+
+namespace {
+
+bool is_spec_name(const std::filesystem::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".yaml" || ext == ".yml";
+}
+
+// Every spec under a folder, subfolders included (a team's folder is still gated); symlinked
+// folders are not followed, so a link loop cannot hold the gate.
+std::vector<std::string> specs_under(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> here;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  if (ec) throw InputError({dir, 0, 0}, "", "cannot read folder: " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw InputError({dir, 0, 0}, "", "cannot read folder: " + ec.message());
+    if (it->is_directory(ec) && it->path().filename() == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (is_spec_name(it->path()) && !it->is_directory(ec)) here.push_back(it->path().string());
+  }
+  std::sort(here.begin(), here.end());
+  return here;
+}
+
+}  // namespace
 
 std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const auto& p : paths) {
     std::error_code ec;
     if (std::filesystem::is_directory(p, ec)) {
-      std::vector<std::string> here;
-      for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
-        const std::string ext = e.path().extension().string();
-        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) here.push_back(e.path().string());
-      }
-      std::sort(here.begin(), here.end());
+      const auto here = specs_under(p);
       out.insert(out.end(), here.begin(), here.end());
     } else {
       out.push_back(p);

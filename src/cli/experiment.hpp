@@ -3,6 +3,8 @@
 // (dashes or underscores), plus name, owner, team, approved_by, max_cost and the offer
 // constraints `compare` takes. Read through the very flag definitions the CLI uses, so a spec
 // and a command line can never disagree about what a setting means.
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +25,8 @@ struct Experiment {
   OfferFlags filter;
 };
 
-// Files, or folders whose *.yaml / *.yml files are read (sorted by name).
+// Files, or folders whose *.yaml / *.yml files (any case, subfolders included) are read,
+// sorted by path. A non-spec file inside a folder (a FIFO named x.yaml) is refused when read.
 std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths);
 
 Experiment load_experiment(const std::string& path);
@@ -33,8 +36,14 @@ struct SpecKey {
   std::string key, help;
   bool flag = false;     // true/false
   bool list = false;     // may repeat
+  std::vector<std::string> spellings;  // every key that sets it: each flag name, with _ and -
+  std::vector<std::string> choices;    // the values it takes, when it is an enumeration
+  std::string type;                    // CLI11's: INT, FLOAT, TEXT, ...
 };
 std::vector<SpecKey> experiment_keys();
+
+// The JSON Schema of a spec, generated from experiment_keys(): what `check` accepts.
+nlohmann::json experiment_schema();
 
 // An experiment priced as `estimate` prices it: the cheapest offer that meets its deadline
 // (or the cheapest at all), money in `currency`.

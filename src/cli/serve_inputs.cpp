@@ -160,9 +160,11 @@ Setup build_setup(const ServeFlags& f) {
     if (!so || *so.value < 0) bad_flag("--step-overhead", so ? "must not be negative" : so.error);
     k.step_overhead_seconds = *so.value;
   }
-  if (f.max_batch < 0 || f.max_batch > (1 << 20)) bad_flag("--max-batch", "expected 1 to 1048576");
+  // 0 is a value given, not "default": it is refused, as a replica serving no sequence is.
+  if (f.max_batch != -1 && (f.max_batch < 1 || f.max_batch > (1 << 20))) bad_flag("--max-batch", "expected 1 to 1048576");
   if (f.max_batch > 0) k.max_batch = f.max_batch;
-  if (f.max_batched_tokens < 0 || f.max_batched_tokens > (1 << 24)) bad_flag("--max-batched-tokens", "expected 1 to 16777216");
+  if (f.max_batched_tokens != -1 && (f.max_batched_tokens < 1 || f.max_batched_tokens > (1 << 24)))
+    bad_flag("--max-batched-tokens", "expected 1 to 16777216");
   if (f.max_batched_tokens > 0) k.max_batched_tokens = f.max_batched_tokens;
 
   if (f.min_replicas < -1 || f.min_replicas > 100000) bad_flag("--min-replicas", "must not be negative");

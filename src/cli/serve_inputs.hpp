@@ -24,7 +24,7 @@ struct ServeFlags {
   std::string cpu_bandwidth, cpu_memory, cpu_tflops, cpu_price;
   std::vector<std::string> gpus, providers, regions;
   int tensor_parallel = 0, top = 10, min_replicas = -1;
-  std::int64_t max_batch = 0, max_batched_tokens = 0;
+  std::int64_t max_batch = -1, max_batched_tokens = -1;  // -1: the engine default
   bool autoscale = false, scale_to_zero = false, explain = false;
 };
 

@@ -51,6 +51,8 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   w.gpus = f.gpus;
   if (f.tensor_parallel < 1 || f.gpus % f.tensor_parallel != 0)
     bad_flag("--tensor-parallel", "must be at least 1 and divide --gpus");
+  if (m.attention_heads > 0 && m.attention_heads % f.tensor_parallel != 0)
+    bad_flag("--tensor-parallel", "must divide " + m.id + "'s " + std::to_string(m.attention_heads) + " attention heads (each GPU holds whole heads)");
   w.tensor_parallel = f.tensor_parallel;
   if (f.pipeline_parallel < 1 || f.pipeline_parallel > m.layers)
     bad_flag("--pipeline-parallel", "expected 1 to the model's " + std::to_string(m.layers) + " layers");

@@ -1,53 +1,138 @@
 #include "io/files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
 
 #include "gpuplan/error.hpp"
 
 namespace gpuplan::io {
 
-std::string read_file(const std::string& path, std::uint64_t max_bytes) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw InputError({path, 0, 0}, "", "cannot open file: no such file");
-  if (std::filesystem::is_directory(status)) throw InputError({path, 0, 0}, "", "is a directory, expected a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, "", std::string("cannot open file: ") + std::strerror(errno));
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) { throw InputError({path, 0, 0}, "", problem); }
+
+std::string errno_text(int err) {
+  if (err == ENOENT) return "no such file";
+  if (err == ELOOP) return "too many levels of symbolic links";
+  return std::strerror(err);
+}
+
+// What a non-regular file is, for the message.
+const char* kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
+}
+
+std::string read_fd(int fd, const std::string& path, std::uint64_t max_bytes) {
   std::string data;
   char buf[65536];
-  while (in) {
-    in.read(buf, sizeof buf);
-    data.append(buf, static_cast<std::size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(path, std::string("read failed: ") + std::strerror(errno));
+    if (n == 0) return data;
+    data.append(buf, static_cast<std::size_t>(n));
     if (data.size() > max_bytes)
-      throw InputError({path, 0, 0}, "",
-                       "file is larger than the " + std::to_string(max_bytes / (1024 * 1024)) + " MiB input limit");
+      fail(path, "file is larger than the " + std::to_string(max_bytes / (1024 * 1024)) + " MiB input limit");
   }
-  return data;
+}
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+void require_regular_file(const std::string& path) {
+  if (path == "-") return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail(path, "cannot open file: " + errno_text(errno));
+  if (S_ISDIR(st.st_mode)) fail(path, "is a directory, expected a file");
+  if (!S_ISREG(st.st_mode)) fail(path, std::string("is ") + kind_of(st.st_mode) + ", not a regular file");
+}
+
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+  if (path == "-") {
+    static bool used = false;  // a second "-" would silently read nothing
+    if (used) fail(path, "standard input is already read by another input");
+    used = true;
+    return read_fd(STDIN_FILENO, "<stdin>", max_bytes);
+  }
+  require_regular_file(path);  // before open(): opening a FIFO blocks until a writer comes
+  Fd in;
+  in.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (in.fd < 0) fail(path, "cannot open file: " + errno_text(errno));
+  struct stat st {};  // the file opened may not be the one checked: check it again
+  if (::fstat(in.fd, &st) != 0 || !S_ISREG(st.st_mode)) fail(path, "is not a regular file");
+  ::fcntl(in.fd, F_SETFL, ::fcntl(in.fd, F_GETFL) & ~O_NONBLOCK);
+  return read_fd(in.fd, path, max_bytes);
+}
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
 }
 
 void write_file_atomic(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError({path, 0, 0}, "", std::string("cannot write: ") + std::strerror(errno));
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError({path, 0, 0}, "", "write failed");
-    }
+  if (path == "-") {
+    std::fflush(stdout);
+    if (!write_all(STDOUT_FILENO, contents.data(), contents.size())) fail("<stdout>", std::string("write failed: ") + std::strerror(errno));
+    return;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  mode_t mode = 0;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) fail(path, std::string("is ") + kind_of(st.st_mode) + ": refusing to replace it with a regular file");
+    mode = st.st_mode & 07777;
+  } else if (errno != ENOENT) {
+    fail(path, "cannot write: " + errno_text(errno));
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  const std::filesystem::path target(path);
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".XXXXXX")).string();
+  Fd out;
+  out.fd = ::mkstemp(tmp.data());  // O_EXCL: never follows a planted link, never truncates
+  if (out.fd < 0) fail(path, "cannot create a temporary file in " + dir + ": " + std::strerror(errno));
+  auto abandon = [&](const char* step) {
     const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw InputError({path, 0, 0}, "", "cannot replace file: " + why);
-  }
+    ::unlink(tmp.c_str());
+    fail(path, std::string(step) + " failed: " + why);
+  };
+  if (::fchmod(out.fd, mode) != 0) abandon("chmod");
+  if (!write_all(out.fd, contents.data(), contents.size())) abandon("write");
+  if (::fsync(out.fd) != 0) abandon("fsync");
+  const int fd = out.fd;
+  out.fd = -1;
+  if (::close(fd) != 0) abandon("close");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) abandon("rename");
 }
 
 }  // namespace gpuplan::io

@@ -1,5 +1,6 @@
 #pragma once
-// Reading and writing files at the edge: size caps before parsing, atomic replacement after.
+// Reading and writing files at the edge: size caps and file-type checks before parsing, atomic
+// replacement after. "-" names standard input (reading) or standard output (writing).
 #include <cstdint>
 #include <string>
 
@@ -8,12 +9,21 @@ namespace gpuplan::io {
 // Input files larger than this are refused before any parser sees them (overridable per call).
 inline constexpr std::uint64_t kMaxInputBytes = 64ull * 1024 * 1024;
 
-// Reads a whole file; throws InputError naming the path when it is missing, unreadable, a
-// directory, or larger than max_bytes.
+// Reads a whole file ("-": standard input, once per process); throws InputError naming the
+// path when it is missing, unreadable, a directory, not a regular file (a FIFO or a device
+// would block or never end), or larger than max_bytes.
 std::string read_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes);
 
-// Writes via a temporary file in the same directory and rename(), so readers never see a
-// partly written file and a failure leaves the old one intact.
+// Throws InputError naming the path unless it is a regular file (symlinks followed) or "-".
+void require_regular_file(const std::string& path);
+
+// Writes via a fresh temporary (mkstemp) in the target's folder, fsync and rename(), so
+// readers never see a partly written file and any failure (a full disk included) leaves the
+// old file as it was and is reported. Keeps an existing file's permission bits; refuses to
+// replace what is not a regular file (a symlink, a device, a FIFO). "-" writes standard output.
 void write_file_atomic(const std::string& path, const std::string& contents);
+
+// Writes all of `data` to a file descriptor, retrying short writes; false with errno set on error.
+bool write_all(int fd, const char* data, std::size_t size);
 
 }  // namespace gpuplan::io

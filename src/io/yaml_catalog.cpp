@@ -347,6 +347,8 @@ void parse_models(Reader& r, const TreeNode& list, Catalog& out) {
       const std::string problem = arch_problem(m);
       if (!problem.empty()) r.error(n, f.substr(0, f.size() - 1), problem);
     }
+    if (m.experts == 0 && m.experts_per_token > 0)
+      r.error(n["experts_per_token"], f + "experts_per_token", "needs experts (a mixture of experts) of at least this many");
     out.models.push_back(std::move(m));
   }
 }

@@ -128,7 +128,7 @@ has out 'Examples:' "footer examples"
 expect 2 "no price for an H100" -- "$G" buy-vs-rent --gpu h100-sxm --gpu-hours-per-month 300
 has err "field '--gpu-price'" "says to pass --gpu-price"
 expect 2 "utilisation over 100%" -- "$G" buy-vs-rent --gpu rtx-4090 --utilisation 101%
-has err "field '--utilisation'" "utilisation range"
+has err "field '--utili[sz]ation'" "utilisation range"
 expect 2 "zero horizon" -- "$G" buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300 --horizon 0y
 has err "field '--horizon'" "horizon"
 printf 'day,gpu_hours\n2026-03-01,48\n2026-03-03,48\n' >"$TMP/gap.csv"

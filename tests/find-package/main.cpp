@@ -1,7 +1,11 @@
 #include <cstdio>
 
 #include "gpuplan/memory.hpp"
+#include "io/emit.hpp"
+#include "io/shipped_data.hpp"
 
+// Uses each exported library through its installed headers: core (parameter count), data
+// (the embedded catalogs) and io (an emitter).
 int main() {
   gpuplan::ModelArch m;
   m.layers = 32;
@@ -13,5 +17,8 @@ int main() {
   m.vocab_size = 128256;
   const double total = gpuplan::count_params(m).total();
   std::printf("%.0f\n", total);
-  return total == 8030261248.0 ? 0 : 1;
+  const gpuplan::Catalog c = gpuplan::io::load_shipped_catalog();
+  std::printf("%zu GPUs\n", c.gpus.size());
+  const std::string quoted = gpuplan::io::shell_quote("a b");
+  return total == 8030261248.0 && !c.gpus.empty() && quoted == "'a b'" ? 0 : 1;
 }

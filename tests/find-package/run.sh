@@ -8,6 +8,12 @@ trap 'rm -rf "$TMP"' EXIT
 cmake --install "$BUILD" --prefix "$TMP/prefix" >/dev/null
 test -x "$TMP/prefix/bin/gpuplan"
 test -f "$TMP/prefix/share/gpuplan/data/gpus.yaml"
+# Completions and the man page, generated at build time from the CLI definitions.
+for f in share/bash-completion/completions/gpuplan share/zsh/site-functions/_gpuplan \
+  share/fish/vendor_completions.d/gpuplan.fish share/man/man1/gpuplan.1 include/gpuplan/io/shipped_data.hpp; do
+  test -s "$TMP/prefix/$f" || { echo "not installed: $f" >&2; exit 1; }
+done
+grep -q -- '--emit' "$TMP/prefix/share/bash-completion/completions/gpuplan"
 GPUPLAN_DATA_DIR="$TMP/prefix/share/gpuplan/data" "$TMP/prefix/bin/gpuplan" gpus show h100 --format json >/dev/null
 cmake -S "$SRC" -B "$TMP/build" -DCMAKE_PREFIX_PATH="$TMP/prefix" >/dev/null
 cmake --build "$TMP/build" >/dev/null

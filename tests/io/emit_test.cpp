@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 #include <yaml-cpp/yaml.h>
 
 #include "io/emit.hpp"
@@ -42,11 +45,22 @@ TEST_CASE("the DeepSpeed config parses and carries the plan's numbers", "[emit]"
 
 TEST_CASE("the accelerate and SkyPilot YAML parse and carry the plan's numbers", "[emit]") {
   const YAML::Node a = YAML::Load(io::emit_accelerate(plan()));
-  CHECK(a["distributed_type"].as<std::string>() == "FSDP");
+  CHECK(a["distributed_type"].as<std::string>() == "DEEPSPEED");  // zero3 stays ZeRO-3
+  CHECK(a["deepspeed_config"]["zero_stage"].as<int>() == 3);
+  CHECK(a["machine_rank"].as<int>() == 0);
+  CHECK(a["main_process_port"].as<int>() == 29500);
   CHECK(a["num_processes"].as<int>() == 16);
   CHECK(a["num_machines"].as<int>() == 2);
   CHECK(a["mixed_precision"].as<std::string>() == "bf16");
-  CHECK(a["fsdp_config"]["fsdp_activation_checkpointing"].as<bool>());
+  io::LaunchPlan f = plan();
+  f.sharding = "fsdp";
+  f.head_address = "10.0.0.1";
+  f.node_rank = 1;
+  const YAML::Node af = YAML::Load(io::emit_accelerate(f));
+  CHECK(af["distributed_type"].as<std::string>() == "FSDP");
+  CHECK(af["fsdp_config"]["fsdp_activation_checkpointing"].as<bool>());
+  CHECK(af["main_process_ip"].as<std::string>() == "10.0.0.1");
+  CHECK(af["machine_rank"].as<int>() == 1);
   const YAML::Node s = YAML::Load(io::emit_skypilot(plan()));
   CHECK(s["num_nodes"].as<int>() == 2);
   CHECK(s["resources"]["accelerators"].as<std::string>() == "H100:8");
@@ -58,12 +72,110 @@ TEST_CASE("the accelerate and SkyPilot YAML parse and carry the plan's numbers",
 TEST_CASE("torchrun and Slurm lines carry the process layout", "[emit]") {
   const std::string t = io::emit_torchrun(plan());
   CHECK(t.find("--nnodes 2") != std::string::npos);
+  CHECK(t.find("--rdzv_backend c10d") != std::string::npos);
+  CHECK(t.find("NODE_RANK") == std::string::npos);  // the rendezvous assigns ranks
   CHECK(t.find("--nproc_per_node 8") != std::string::npos);
   CHECK(t.find("--micro-batch 4 --grad-accum 2") != std::string::npos);
   const std::string s = io::emit_slurm(plan());
   CHECK(s.rfind("#!/bin/bash\n", 0) == 0);
   CHECK(s.find("#SBATCH --nodes=2") != std::string::npos);
   CHECK(s.find("#SBATCH --gpus-per-node=8") != std::string::npos);
-  CHECK(s.find("#SBATCH --time=6:36:00") != std::string::npos);  // 5.5 h + 20%
+  CHECK(s.find("#SBATCH --time=0-06:36:00") != std::string::npos);  // 5.5 h + 20%
   CHECK(s.find("srun torchrun") != std::string::npos);
+  CHECK(s.find("scontrol show hostnames \"$SLURM_JOB_NODELIST\"") != std::string::npos);
+  CHECK(s.find("--rdzv_id \"$SLURM_JOB_ID\"") != std::string::npos);
+  CHECK(s.find("$MASTER_ADDR") == std::string::npos);  // Slurm does not set it
+}
+
+namespace {
+// Names that a hand-written emitter gets wrong: YAML 1.1 booleans and numbers, shell
+// expansions, both quotes, a newline, spaces, a leading dash and non-ASCII text.
+const char* const kHostile[] = {"2024", "yes", "no", "null", "1e3", "x$(echo INJECTED)", "`id`", "it's \"q\"", "new\nline",
+                                "a b", "-rf", "\u00fcnic\u00f8de-\u6a21\u578b", "back\\slash", "#hash", "a: b", "{x}"};
+
+std::vector<std::string> keys(const YAML::Node& n) {
+  std::vector<std::string> out;
+  for (const auto& kv : n) out.push_back(kv.first.as<std::string>());
+  return out;
+}
+
+bool all_in(const std::vector<std::string>& got, const std::set<std::string>& allowed) {
+  for (const auto& k : got)
+    if (!allowed.count(k)) {
+      UNSCOPED_INFO("undocumented key " << k);
+      return false;
+    }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("hostile model names round-trip through the SkyPilot YAML unchanged", "[emit]") {
+  for (const char* name : kHostile) {
+    io::LaunchPlan p = plan();
+    p.model = name;
+    const YAML::Node s = YAML::Load(io::emit_skypilot(p));
+    INFO(name);
+    CHECK(s["envs"]["MODEL"].as<std::string>() == name);
+    CHECK(s["envs"]["MODEL"].Tag() == "!");  // a quoted scalar: never retyped as bool or number
+    CHECK(s["run"].as<std::string>().find("\"$MODEL\"") != std::string::npos);
+    // The comment lines stay comments: a newline in the name cannot start a YAML line.
+    const YAML::Node a = YAML::Load(io::emit_accelerate(p));
+    CHECK(a["num_processes"].as<int>() == 16);
+  }
+}
+
+TEST_CASE("shell_quote makes one word of anything", "[emit]") {
+  CHECK(io::shell_quote("meta-llama/Llama-3.1-8B") == "meta-llama/Llama-3.1-8B");
+  CHECK(io::shell_quote("a b") == "'a b'");
+  CHECK(io::shell_quote("it's") == "'it'\\''s'");
+  CHECK(io::shell_quote("") == "''");
+  CHECK(io::shell_quote("$(x)") == "\"\\$(x)\"");
+  CHECK(io::shell_quote("a\"$b`c\\") == "\"a\\\"\\$b\\`c\\\\\"");
+}
+
+// The keys each engine documents. DeepSpeed: deepspeed.ai/docs/config-json; accelerate:
+// ClusterConfig in accelerate/commands/config/config_args.py (+ its fsdp/deepspeed dicts);
+// SkyPilot: docs.skypilot.co/en/latest/reference/yaml-spec.html.
+TEST_CASE("every emitted key is one the engine documents", "[emit]") {
+  const std::set<std::string> ds_top = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping",
+                                        "bf16", "fp16", "zero_optimization", "activation_checkpointing", "wall_clock_breakdown"};
+  const std::set<std::string> ds_zero = {"stage", "overlap_comm", "contiguous_gradients", "offload_optimizer", "offload_param"};
+  const std::set<std::string> acc = {"compute_environment", "distributed_type", "mixed_precision", "num_machines", "num_processes",
+                                     "machine_rank", "main_process_ip", "main_process_port", "rdzv_backend", "same_network",
+                                     "main_training_function", "fsdp_config", "deepspeed_config"};
+  const std::set<std::string> sky = {"name", "num_nodes", "resources", "envs", "run"};
+  const std::set<std::string> sky_res = {"cloud", "region", "instance_type", "accelerators", "use_spot", "disk_size", "job_recovery"};
+  for (const char* sharding : {"ddp", "zero2", "zero3", "fsdp"}) {
+    io::LaunchPlan p = plan();
+    p.sharding = sharding;
+    p.cloud = "aws";
+    p.region = "us-east-1";
+    p.instance_type = "p5.48xlarge";
+    const auto j = nlohmann::json::parse(io::emit_deepspeed(p));
+    std::vector<std::string> jk, zk;
+    for (const auto& [k, v] : j.items()) jk.push_back(k);
+    for (const auto& [k, v] : j["zero_optimization"].items()) zk.push_back(k);
+    CHECK(all_in(jk, ds_top));
+    CHECK(all_in(zk, ds_zero));
+    CHECK(all_in(keys(YAML::Load(io::emit_accelerate(p))), acc));
+    const YAML::Node s = YAML::Load(io::emit_skypilot(p));
+    CHECK(all_in(keys(s), sky));
+    CHECK(all_in(keys(s["resources"]), sky_res));
+    CHECK(s["resources"]["instance_type"].as<std::string>() == "p5.48xlarge");
+    CHECK(s["resources"]["cloud"].as<std::string>() == "aws");
+  }
+}
+
+TEST_CASE("what an engine's file cannot say is said", "[emit]") {
+  io::LaunchPlan p = plan();
+  p.precision = "fp8";
+  p.sharding = "fsdp";
+  const auto notes = io::launch_notes(p, "deepspeed");
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0].find("bf16") != std::string::npos);
+  CHECK(notes[1].find("ZeRO stage 3") != std::string::npos);
+  CHECK(io::launch_notes(p, "slurm").empty());
+  p.cloud = "";
+  p.provider = "e2e";
+  CHECK(io::launch_notes(p, "skypilot").size() == 1);
 }

@@ -1,0 +1,109 @@
+#include "cli/plan_launch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "cli/workload_flags.hpp"
+#include "gpuplan/offer_eval.hpp"
+#include "io/emit.hpp"
+#include "io/files.hpp"
+
+namespace gpuplan::cli {
+
+namespace {
+
+constexpr const char* kEngines = "deepspeed, accelerate, torchrun, skypilot, slurm";
+
+// Disk for a SkyPilot node: the dataset, the checkpoints kept plus the one being written, the
+// base weights downloaded in 16-bit, and 50 GB for the image, packages and caches; in 10 GB steps.
+int disk_gb(const ChosenPlan& c) {
+  const ParamCounts pc = count_params(c.model);
+  const double gb = c.run.spec.dataset_gb + (c.run.spec.keep_checkpoints + 1) * checkpoint_bytes(c.model, pc, c.workload) / 1e9 +
+                    2 * pc.total() / 1e9 + 50;
+  return static_cast<int>(std::min(1e6, std::ceil(gb / 10) * 10));
+}
+
+io::LaunchPlan launch_plan(const ChosenPlan& c) {
+  const Workload& w = c.workload;
+  io::LaunchPlan lp;
+  lp.model = c.model.hf_id.empty() ? c.model.id : c.model.hf_id;
+  lp.method = to_string(w.method);
+  lp.precision = to_string(w.precision);
+  lp.optimizer = to_string(w.optimizer);
+  lp.sharding = to_string(w.sharding);
+  lp.offload = to_string(w.offload);
+  lp.checkpointing = w.checkpointing != Checkpointing::none;
+  lp.micro_batch = c.best.micro_batch;
+  lp.grad_accum = c.best.grad_accum;
+  lp.seq_len = w.seq_len;
+  lp.gpus = c.best.gpus;
+  lp.gpus_per_node = std::max(1, c.offer.offer->gpus);
+  lp.nodes = std::max(1, c.best.gpus / lp.gpus_per_node);
+  lp.lora_rank = w.lora_rank;
+  lp.accelerator = io::skypilot_accelerator(*c.offer.gpu);
+  lp.provider = c.offer.provider->id;
+  lp.cloud = io::skypilot_cloud(lp.provider);
+  const std::string& id = c.offer.offer->id;
+  // A SkyPilot price sheet's offers are INSTANCETYPE@REGION: both can be pinned exactly.
+  if (const auto at = id.find('@'); at != std::string::npos) lp.instance_type = id.substr(0, at);
+  const std::string& region = c.offer.offer->region;
+  if (!region.empty() && region != "any" && region != "global") lp.region = region;
+  lp.spot = c.pricing == Pricing::spot;
+  lp.disk_gb = disk_gb(c);
+  lp.hours = c.best.wall_seconds / 3600;
+  lp.checkpoint_minutes = c.best.checkpoint_interval_seconds / 60;
+  return lp;
+}
+
+std::string emit_text(const std::string& engine, const io::LaunchPlan& lp) {
+  if (engine == "deepspeed") return io::emit_deepspeed(lp);
+  if (engine == "accelerate") return io::emit_accelerate(lp);
+  if (engine == "torchrun") return io::emit_torchrun(lp);
+  if (engine == "skypilot") return io::emit_skypilot(lp);
+  if (engine == "slurm") return io::emit_slurm(lp);
+  bad_choice("--emit", engine, kEngines);
+}
+
+}  // namespace
+
+void add_launch_options(CLI::App& cmd, LaunchFlags& f) {
+  cmd.add_option("--emit", f.emit, "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm");
+  cmd.add_option("--out", f.out, "File for --emit (replaced atomically; default or -: stdout)");
+  cmd.add_option("--head-address", f.head_address, "accelerate, more than one node: address of the machine_rank 0 host");
+  cmd.add_option("--port", f.port, "Rendezvous port of the multi-node launch (default 29500)");
+  cmd.add_option("--node-rank", f.node_rank, "accelerate, more than one node: the machine this file is for (0 = head)")->capture_default_str();
+}
+
+bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r) {
+  if (f.emit.empty()) {
+    if (!f.out.empty()) bad_flag("--out", "needs --emit");
+    return false;
+  }
+  io::LaunchPlan lp = launch_plan(c);
+  if (f.port != 0) {
+    if (f.port < 1 || f.port > 65535) bad_flag("--port", "expected 1 to 65535");
+    lp.port = f.port;
+  }
+  if (f.node_rank < 0 || f.node_rank >= lp.nodes)
+    bad_flag("--node-rank", "the plan has " + std::to_string(lp.nodes) + " node(s): expected 0 to " + std::to_string(lp.nodes - 1));
+  lp.node_rank = f.node_rank;
+  lp.head_address = f.head_address;
+  if (f.emit == "accelerate" && lp.nodes > 1 && lp.head_address.empty())
+    bad_flag("--head-address", "the plan spans " + std::to_string(lp.nodes) +
+                                   " nodes: accelerate needs the address of the machine_rank 0 host (and --node-rank per machine)");
+  const std::string text = emit_text(f.emit, lp);
+  const std::vector<std::string> notes = io::launch_notes(lp, f.emit);
+  if (f.out.empty() || f.out == "-") {
+    for (const auto& n : notes) warn(n);  // stderr: the file alone on stdout, so it can be piped
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return true;
+  }
+  io::write_file_atomic(f.out, text);
+  for (const auto& n : notes) r.notes.push_back("note: " + n);
+  r.json["launch"] = {{"engine", f.emit}, {"file", f.out}, {"notes", notes}};
+  r.notes.push_back("wrote the " + f.emit + " launch configuration to " + f.out);
+  return false;
+}
+
+}  // namespace gpuplan::cli
