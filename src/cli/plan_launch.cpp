@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "cli/workload_flags.hpp"
-#include "gpuplan/offer_eval.hpp"
+#include "gpuplan/evaluate.hpp"
 #include "io/emit.hpp"
 #include "io/files.hpp"
 
