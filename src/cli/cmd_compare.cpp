@@ -124,7 +124,7 @@ void run_compare(const CompareFlags& f) {
   r.tables.push_back(io::offers_table(shown, run, w, "Offers by " + f.sort + ": " + what));
   if (!f.sheets.empty()) add_sheet_table(f.sheets, sheets, set, run, r);
   if (f.explain && !set.excluded.empty()) r.tables.push_back(io::excluded_table(set.excluded, run.spec.bill.pricing));
-  for (const auto& n : io::offer_notes(shown, w, run.spec.gpus_fixed)) r.notes.push_back(n);
+  for (const auto& n : io::offer_notes(shown, w, run.spec.gpus_fixed, run)) r.notes.push_back(n);
   add_outcome_notes(f, set, run, r);
   for (const auto& a : rm.assumptions) r.notes.push_back("assumed: " + a);
   print_report(r);

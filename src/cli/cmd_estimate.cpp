@@ -120,7 +120,9 @@ void add_time_and_cost(const EstimateFlags& f, const ModelArch& m, const ParamCo
   } else if (gpus.size() == 1 && is_training(w.method)) {
     add_time_only(f, m, pc, w, run, *gpus.front(), r);
   }
-  for (const auto& n : io::offer_notes(shown, w, run.spec.gpus_fixed)) r.notes.push_back(n);
+  for (const auto& n : io::offer_notes(shown, w, run.spec.gpus_fixed, run)) r.notes.push_back(n);
+  if (std::any_of(shown.begin(), shown.end(), [](const PricedOffer& p) { return p.pareto; }))
+    r.notes.push_back("* after a cost: on the cost/time Pareto front (no offer is both cheaper and faster)");
 }
 
 void add_memory(const ResolvedModel& rm, const Workload& w, const MemoryBreakdown& mem, Report& r) {

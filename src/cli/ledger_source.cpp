@@ -3,6 +3,8 @@
 #include <map>
 
 #include "cli/common.hpp"
+#include "io/files.hpp"
+#include "io/ledger.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::cli {
@@ -13,6 +15,20 @@ double convert(double amount, const std::string& from, const std::string& to, co
   const auto v = catalog().fx.convert(amount, from, to);
   if (!v) throw InputError(where, "currency", "no exchange rate from " + from + " to " + to);
   return *v;
+}
+
+// `--ledger -`: JSON Lines on standard input (read once, as every `-` input is).
+std::vector<LedgerRecord> stdin_records(const std::string& period, const std::string& currency) {
+  io::LedgerLoad load = io::parse_ledger(io::read_file("-"), "-");
+  for (const auto& w : load.warnings) warn(w);
+  std::vector<LedgerRecord> out;
+  for (auto& r : load.records) {
+    if (!period.empty() && r.date.rfind(period, 0) != 0) continue;
+    r.cost = convert(r.cost, r.currency, currency, r.where);
+    r.currency = currency;
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace
@@ -26,6 +42,7 @@ void require_known_currency(const std::string& currency, const SourceLocation& w
 }
 
 std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::string& period, const std::string& currency) {
+  if (spec == "-") return stdin_records(period, currency);
   auto store = store::open_ledger(spec, false);
   std::vector<LedgerRecord> out;
   for (const auto& t : store->totals(period)) {
@@ -42,6 +59,7 @@ std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::stri
 }
 
 std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::string& period, const std::string& currency) {
+  if (spec == "-") return stdin_records(period, currency);
   auto store = store::open_ledger(spec, false);
   std::vector<LedgerRecord> out;
   store->scan(period, [&](LedgerRecord&& r) {

@@ -205,7 +205,8 @@ std::string emit_skypilot(const LaunchPlan& p) {
   args.replace(args.find(quoted), quoted.size(), "\"$MODEL\"");
   std::string run = "set -euo pipefail\n";
   if (p.nodes > 1) {
-    run += "MASTER_ADDR=$(echo \"$SKYPILOT_NODE_IPS\" | head -n 1)\n";
+    // sed reads all its input: `head -n 1` can exit first and, under pipefail, fail the job on SIGPIPE.
+    run += "MASTER_ADDR=$(echo \"$SKYPILOT_NODE_IPS\" | sed -n 1p)\n";
     run += "torchrun --nnodes \"$SKYPILOT_NUM_NODES\" --node_rank \"$SKYPILOT_NODE_RANK\" --nproc_per_node \"$SKYPILOT_NUM_GPUS_PER_NODE\" "
            "--master_addr \"$MASTER_ADDR\" --master_port " + std::to_string(p.port) + " " + args + "\n";
   } else {
@@ -231,7 +232,8 @@ std::string emit_slurm(const LaunchPlan& p) {
   if (p.nodes > 1) {
     // Slurm sets no MASTER_ADDR or NODE_RANK: the first host of the allocation is the
     // rendezvous point and the c10d rendezvous gives each node its rank.
-    s += "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n";
+    // sed reads all its input: `head -n 1` can exit first and, under pipefail, fail the job on SIGPIPE.
+    s += "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed -n 1p)\n";
     s += "srun torchrun " + torchrun_flags(p, "\"$SLURM_JOB_ID\"", "\"$head_node:" + std::to_string(p.port) + "\"") + " " + train_args(p) + "\n";
   } else {
     s += "srun torchrun " + torchrun_flags(p, "", "") + " " + train_args(p) + "\n";

@@ -81,7 +81,9 @@ int open_regular(const std::string& path, int flags) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw InputError(SourceLocation{path, 0, 0}, "", "not a regular file (a ledger must be a plain file)");
+    const char* kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                       : S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
+    throw InputError(SourceLocation{path, 0, 0}, "", std::string("is ") + kind + ", not a regular file (a ledger must be a plain file)");
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;

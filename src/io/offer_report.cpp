@@ -108,12 +108,11 @@ Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& ru
   } else {
     t.columns.back() += " " + cur;
   }
-  t.columns.push_back("pareto");
-  t.csv_columns.push_back("pareto");
+  t.csv_columns.push_back("pareto");  // in the table, a * after the last money figure
   for (const auto& p : offers) {
     const OfferEvaluation& e = p.eval;
     const bool training = is_training(e.workload.method);
-    std::vector<std::string> row = {p.provider->id + (prices_stale(*p.provider, run) ? " (stale)" : ""),
+    std::vector<std::string> row = {p.provider->id + (prices_stale(*p.provider, run) ? "!" : ""),
                                     p.offer->id + (p.same_price_regions ? " (+" + std::to_string(p.same_price_regions) + " regions)" : ""),
                                     p.offer->gpu, run_as(p),
                                     num(e.time.tokens_per_second, 0), training ? num(100 * e.time.mfu, 0) + "%" : "-",
@@ -129,14 +128,14 @@ Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& ru
       auto yes_no = [](const std::optional<bool>& b) { return b ? (*b ? "true" : "false") : ""; };
       csv.insert(csv.end(), {e.cost ? raw(e.cost->wall_seconds) : "", raw(p.total), yes_no(p.meets_budget), yes_no(p.meets_deadline)});
     }
-    row.push_back(p.pareto ? "*" : "");
+    if (p.pareto) row.back() += " *";
     csv.push_back(p.pareto ? "true" : "false");
     t.rows.push_back(std::move(row));
     t.csv_rows.push_back(std::move(csv));
   }
   t.align.assign(t.columns.size(), Align::right);
   t.align[0] = t.align[1] = t.align[2] = Align::left;
-  t.cuttable = {1};  // offer ids run to 50 characters on SkyPilot sheets
+  t.cuttable = {1, 0};  // offer ids run to 50 characters on SkyPilot sheets
   return t;
 }
 
@@ -156,11 +155,13 @@ nlohmann::json excluded_json(const std::vector<PricedOffer>& offers, Pricing pri
   return a;
 }
 
-std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed) {
+std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed,
+                                     const RunSettings& run) {
   std::vector<std::string> storage, egress, no_rate, no_network, notes;
-  bool spread = false, resharded = false;
+  bool spread = false, resharded = false, stale = false;
   for (const auto& p : offers) {
     const OfferEvaluation& e = p.eval;
+    stale = stale || prices_stale(*p.provider, run);
     if (e.workload.gpus > std::max(1, p.offer->gpus) && !p.offer->network_gbps) add_once(no_network, p.offer->key());
     spread = spread || e.workload.gpus != asked.gpus;
     resharded = resharded || e.resharded;
@@ -174,6 +175,9 @@ std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, con
   if (resharded)
     notes.push_back("* " + std::string(to_string(asked.sharding)) +
                     " replicas do not fit those offers' GPUs: priced with the model states sharded (fsdp)");
+  if (stale)
+    notes.push_back("! = the sheet's prices are older than " + std::to_string(run.stale_after_days) +
+                    " days (--stale-after) or undated: check them before deciding");
   if (!storage.empty()) notes.push_back("storage is not priced on these sheets (left out of their totals): " + join(storage));
   if (!no_network.empty())
     notes.push_back("no network bandwidth on the sheet for multi-instance offers, 10 GbE assumed (slow): " + join(no_network));

@@ -19,6 +19,7 @@ nlohmann::json excluded_json(const std::vector<PricedOffer>& offers, Pricing pri
 
 // Notes for the offers shown: unpriced storage/egress, assumed links, unknown preemption
 // rates, and how rows were adjusted from the job as asked.
-std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed);
+std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed,
+                                     const RunSettings& run);
 
 }  // namespace gpuplan::io

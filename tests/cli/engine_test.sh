@@ -84,7 +84,8 @@ has err "expected one of: native, fp32, fp16, bf16, fp8, int8, nf4, fp4, int4-gp
 
 # Tables fit 100 columns unless --wide; CSV carries raw numbers with units in the header.
 expect 0 "compare table" -- "$G" compare --model llama-3.1-8b --method lora --tokens 1B --no-color
-width=$(awk '/^$/ { exit } { if (length($0) > m) m = length($0) } END { print m }' "$TMP/out")
+# Characters, not bytes (a cut name ends in a 3-byte ellipsis), up to the first blank line.
+width=$(python3 -c 'import sys; t=open(sys.argv[1], encoding="utf-8").read().split("\n\n")[0]; print(max(len(l) for l in t.split("\n")))' "$TMP/out")
 if [[ $width -le 100 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: compare table is $width columns wide"; fi
 expect 0 "compare --wide" -- "$G" compare --model llama-3.1-8b --method lora --tokens 1B --no-color --wide
 has out 'gpu-h100-sxm-1gpu-16vcpu-200gb-eu-north1' "--wide keeps whole ids"

@@ -130,7 +130,7 @@ TEST_CASE("a plan costs what the engine says for its configuration, every term i
     CHECK(e.cost->total * po.to_display == c.cost);
     CHECK(e.cost->wall_seconds == c.wall_seconds);
     CHECK(e.cost->storage > 0);
-    CHECK(e.time.mfu == Approx(0.3));
+    CHECK(e.time.mfu == Approx(0.3).epsilon(0.05));  // exposed collectives come on top of --mfu's compute
   }
   // --mfu moves the plan: a tenth of the utilisation costs more.
   in.run.mfu = 0.03;
