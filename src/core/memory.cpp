@@ -253,28 +253,13 @@ double stage_activation_bytes(const ModelArch& m, const Workload& w, double toke
   return tokens * (kept + working);
 }
 
-MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
-  MemoryBreakdown r;
-  const int tp = std::max(1, w.tensor_parallel);
-  const int dp = data_parallel(w);
-  const int cp = std::max(1, w.context_parallel);
-  // Expert parallelism keeps 1/ep of the experts' weights (and their states) on each GPU.
-  const int ep = std::max(1, w.expert_parallel);
-  const double experts_kept = m.experts > 0 && ep > 1 && pc.total() > 0 ? 1.0 - pc.mlp * (1.0 - 1.0 / ep) / pc.total() : 1.0;
-  const double stage = pipeline_stage_share(m, pc, w) * experts_kept;
-  r.data_parallel = dp;
-  r.params_total = pc.total();
-  const double trainable = trainable_params(m, pc, w);
-  r.params_trainable = trainable;
-  const bool training = is_training(w.method);
-  const bool lora = w.method == Method::lora || w.method == Method::qlora;
-  const bool full_like = w.method == Method::full || w.method == Method::pretrain || w.method == Method::freeze;
-  const bool mixed = w.precision != Precision::fp32 && !w.pure_bf16;
-  const bool zero_grads = w.sharding == Sharding::zero2 || w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
-  const bool zero_params = w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
-  const bool zero_states = w.sharding != Sharding::ddp;
+namespace {
 
-  // --- weights ------------------------------------------------------------------------------
+// Weights on one GPU (by format, pipeline stage, tensor and FSDP/ZeRO-3 sharding); offloaded
+// parameters are added to `cpu`.
+double weight_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w, double stage, int dp, double& cpu) {
+  const int tp = std::max(1, w.tensor_parallel);
+  const bool zero_params = w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
   double weights = 0;
   const double non_linear = pc.total() - pc.linear_weights;  // embeddings, lm_head, norms, biases
   if (w.method == Method::qlora) {
@@ -297,12 +282,74 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     const double layer = per_layer_params(pc, m) * stored_bytes_per_param;
     weights = weights / dp + 2 * layer;
   }
-  double cpu = 0;
   if (w.offload == Offload::optimizer_params && zero_params) {
     cpu += pc.total() * native_weight_bytes(w.precision);
     weights = 2 * per_layer_params(pc, m) * native_weight_bytes(w.precision) / tp;
   }
-  r[MemComponent::weights] = weights;
+  return weights;
+}
+
+// Logits and loss for `tokens` tokens: standard (fp32 upcast + log-softmax of all logits),
+// chunked or fused cross-entropy.
+double logits_bytes(const ModelArch& m, const Workload& w, double tokens, double e) {
+  const double v = m.causal_lm ? m.vocab_size : 16.0;  // a classifier's handful of labels
+  double logits = 0;
+  switch (w.loss) {
+    case Loss::standard: logits = tokens * v * (e + 8.0); break;  // logits + fp32 upcast + log-softmax
+    // torchtune's CEWithChunkedOutputLoss: the 16-bit logits stay; the fp32 upcast and
+    // softmax run one chunk at a time. Its README ablation (Llama 3.2 3B, 8192 tokens: -8.1
+    // GiB from chunking) leaves about the 16-bit logits, not a further fp32 copy.
+    case Loss::chunked: logits = tokens * v * e; break;
+    case Loss::fused: {
+      // Liger-style fused linear cross-entropy: fp32 logits for one chunk of
+      // ceil(tokens / ceil(vocab/hidden)) tokens at a time.
+      const double chunks = std::ceil(v / m.hidden_size);
+      logits = std::ceil(tokens / chunks) * v * 8.0;
+      break;
+    }
+  }
+  return logits;
+}
+
+// Inference: KV cache, prefill workspace of one layer, last-token logits.
+void inference_memory(const ModelArch& m, const Workload& w, MemoryBreakdown& r) {
+  const int tp = std::max(1, w.tensor_parallel);
+  const double seqs = static_cast<double>(w.micro_batch);
+  const double ctx = static_cast<double>(w.seq_len);
+  const double kv_dim = static_cast<double>(m.kv_heads) * m.head_dim;
+  r[MemComponent::kv_cache] = kv_cache_values(m, ctx) * kv_bytes(w.kv_cache_dtype, w.precision) * seqs / tp;
+  const double e = activation_bytes(w.precision);
+  const double q = static_cast<double>(m.attention_heads) * m.head_dim;
+  double work = seqs * ctx * e * (2.0 * m.hidden_size + q + 2 * kv_dim + 2.0 * m.intermediate_size);
+  if (w.attention == Attention::eager) work += seqs * m.attention_heads * ctx * ctx * (4.0 + e);
+  r[MemComponent::activations] = work / tp;
+  r[MemComponent::logits] = seqs * m.vocab_size * (e + 4.0) / tp;
+}
+
+}  // namespace
+
+MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
+  MemoryBreakdown r;
+  const int tp = std::max(1, w.tensor_parallel);
+  const int dp = data_parallel(w);
+  const int cp = std::max(1, w.context_parallel);
+  // Expert parallelism keeps 1/ep of the experts' weights (and their states) on each GPU.
+  const int ep = std::max(1, w.expert_parallel);
+  const double experts_kept = m.experts > 0 && ep > 1 && pc.total() > 0 ? 1.0 - pc.mlp * (1.0 - 1.0 / ep) / pc.total() : 1.0;
+  const double stage = pipeline_stage_share(m, pc, w) * experts_kept;
+  r.data_parallel = dp;
+  r.params_total = pc.total();
+  const double trainable = trainable_params(m, pc, w);
+  r.params_trainable = trainable;
+  const bool training = is_training(w.method);
+  const bool lora = w.method == Method::lora || w.method == Method::qlora;
+  const bool full_like = w.method == Method::full || w.method == Method::pretrain || w.method == Method::freeze;
+  const bool mixed = w.precision != Precision::fp32 && !w.pure_bf16;
+  const bool zero_grads = w.sharding == Sharding::zero2 || w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
+  const bool zero_states = w.sharding != Sharding::ddp;
+
+  double cpu = 0;
+  r[MemComponent::weights] = weight_bytes(m, pc, w, stage, dp, cpu);
 
   if (training) {
     // --- adapters (LoRA weights, fp32: PEFT casts adapters up by default) ---------------------
@@ -362,35 +409,9 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     r[MemComponent::activations] = stage_activation_bytes(m, w, tokens, active_layers, per_layer);
 
     // --- logits and loss --------------------------------------------------------------------------
-    const double v = m.causal_lm ? m.vocab_size : 16.0;  // a classifier's handful of labels
-    double logits = 0;
-    switch (w.loss) {
-      case Loss::standard: logits = tokens * v * (e + 8.0); break;  // logits + fp32 upcast + log-softmax
-      // torchtune's CEWithChunkedOutputLoss: the 16-bit logits stay; the fp32 upcast and
-      // softmax run one chunk at a time. Its README ablation (Llama 3.2 3B, 8192 tokens: -8.1
-      // GiB from chunking) leaves about the 16-bit logits, not a further fp32 copy.
-      case Loss::chunked: logits = tokens * v * e; break;
-      case Loss::fused: {
-        // Liger-style fused linear cross-entropy: fp32 logits for one chunk of
-        // ceil(tokens / ceil(vocab/hidden)) tokens at a time.
-        const double chunks = std::ceil(v / m.hidden_size);
-        logits = std::ceil(tokens / chunks) * v * 8.0;
-        break;
-      }
-    }
-    r[MemComponent::logits] = logits / tp;
+    r[MemComponent::logits] = logits_bytes(m, w, tokens, e) / tp;
   } else {
-    // --- inference: KV cache, prefill workspace of one layer, last-token logits --------------------
-    const double seqs = static_cast<double>(w.micro_batch);
-    const double ctx = static_cast<double>(w.seq_len);
-    const double kv_dim = static_cast<double>(m.kv_heads) * m.head_dim;
-    r[MemComponent::kv_cache] = kv_cache_values(m, ctx) * kv_bytes(w.kv_cache_dtype, w.precision) * seqs / tp;
-    const double e = activation_bytes(w.precision);
-    const double q = static_cast<double>(m.attention_heads) * m.head_dim;
-    double work = seqs * ctx * e * (2.0 * m.hidden_size + q + 2 * kv_dim + 2.0 * m.intermediate_size);
-    if (w.attention == Attention::eager) work += seqs * m.attention_heads * ctx * ctx * (4.0 + e);
-    r[MemComponent::activations] = work / tp;
-    r[MemComponent::logits] = seqs * m.vocab_size * (e + 4.0) / tp;
+    inference_memory(m, w, r);
   }
 
   r.cpu_bytes = cpu;

@@ -99,115 +99,127 @@ json to_json(const Catalog& c) {
   return j;
 }
 
+namespace {
+
+Gpu gpu_from_json(const json& g) {
+  Gpu x;
+  x.id = g.at("id");
+  x.name = g.at("name");
+  x.vendor = g.at("vendor");
+  x.architecture = g.at("architecture");
+  const std::string form = g.at("form");
+  x.form = form == "consumer" ? GpuForm::consumer : form == "workstation" ? GpuForm::workstation : GpuForm::datacentre;
+  x.aliases = g.at("aliases").get<std::vector<std::string>>();
+  x.memory_bytes = g.at("memory_bytes");
+  x.usable_memory_bytes = g.at("usable_memory_bytes");
+  x.memory_bandwidth_gbps = g.at("memory_bandwidth_gbps");
+  for (const auto& [k, v] : g.at("dense_tflops").items())
+    if (auto p = peak_precision_from_string(k)) x.dense_tflops[static_cast<std::size_t>(*p)] = v.get<double>();
+  x.tdp_watts = g.at("tdp_watts");
+  x.interconnect_kind = g.at("interconnect").at("kind");
+  x.interconnect_gbps = g.at("interconnect").at("bandwidth_gbps");
+  x.ecc = g.at("ecc");
+  x.price_usd = get_opt<double>(g, "price_usd");
+  x.where = where_from(g);
+  return x;
+}
+
+ModelArch model_from_json(const json& m) {
+  ModelArch x;
+  x.id = m.at("id");
+  x.name = m.at("name");
+  x.hf_id = m.at("hf_id");
+  x.aliases = m.at("aliases").get<std::vector<std::string>>();
+  x.family = m.at("family");
+  x.layers = m.at("layers");
+  x.hidden_size = m.at("hidden_size");
+  x.intermediate_size = m.at("intermediate_size");
+  x.attention_heads = m.at("attention_heads");
+  x.kv_heads = m.at("kv_heads");
+  x.head_dim = m.at("head_dim");
+  x.vocab_size = m.at("vocab_size");
+  x.tied_embeddings = m.at("tied_embeddings");
+  x.mlp = m.at("mlp") == "gated" ? MlpKind::gated : MlpKind::plain;
+  x.norm = m.at("norm") == "rmsnorm" ? NormKind::rmsnorm : NormKind::layernorm;
+  x.norms_per_layer = m.at("norms_per_layer");
+  x.qkv_bias = m.at("qkv_bias");
+  x.o_bias = m.at("o_bias");
+  x.mlp_bias = m.at("mlp_bias");
+  x.learned_positions = m.at("learned_positions");
+  x.experts = m.at("experts");
+  x.experts_per_token = m.at("experts_per_token");
+  x.max_context = m.at("max_context");
+  x.causal_lm = m.at("causal_lm");
+  x.published_params = m.at("params_published");
+  x.published_params_exact = m.value("params_published_exact", false);
+  if (m.contains("features")) {
+    const auto& ft = m.at("features");
+    x.qk_norm = ft.value("qk_norm", false);
+    x.first_dense_layers = ft.value("first_dense_layers", 0);
+    x.dense_intermediate_size = ft.value("dense_intermediate_size", 0);
+    x.shared_experts = ft.value("shared_experts", 0);
+    x.router_bias = ft.value("router_bias", false);
+    x.q_lora_rank = ft.value("q_lora_rank", 0);
+    x.kv_lora_rank = ft.value("kv_lora_rank", 0);
+    x.qk_nope_head_dim = ft.value("qk_nope_head_dim", 0);
+    x.qk_rope_head_dim = ft.value("qk_rope_head_dim", 0);
+    x.v_head_dim = ft.value("v_head_dim", 0);
+    x.sliding_window = ft.value("sliding_window", 0);
+    x.global_every = ft.value("global_every", 0);
+  }
+  return x;
+}
+
+Offer offer_from_json(const json& o) {
+  Offer x;
+  x.id = o.at("id");
+  x.provider = o.at("provider");
+  x.gpu = o.at("gpu");
+  x.gpus = o.at("gpus");
+  x.region = o.at("region");
+  x.vcpus = get_opt<int>(o, "vcpus");
+  x.ram_gib = get_opt<double>(o, "ram_gib");
+  for (int i = 0; i < kPricingCount; ++i)
+    x.per_gpu_hour[static_cast<std::size_t>(i)] = get_opt<double>(o.at("per_gpu_hour"), to_string(static_cast<Pricing>(i)));
+  x.spot_preemptions_per_hour = get_opt<double>(o, "spot_preemptions_per_hour");
+  x.interconnect_gbps = get_opt<double>(o, "interconnect_gbps");
+  x.network_gbps = get_opt<double>(o, "network_gbps");
+  x.spot_low = get_opt<double>(o, "spot_low_per_gpu_hour");
+  x.spot_high = get_opt<double>(o, "spot_high_per_gpu_hour");
+  x.spot_zones = o.value("spot_zones", 0);
+  x.country = o.value("country", "");
+  x.where = where_from(o);
+  return x;
+}
+
+Provider provider_from_json(const json& p) {
+  Provider x;
+  x.id = p.at("id");
+  x.name = p.at("name");
+  x.currency = p.at("currency");
+  x.prices_as_of = p.at("prices_as_of");
+  x.source = p.at("source");
+  x.billing_increment_seconds = p.at("billing_increment_seconds");
+  x.minimum_billed_seconds = p.at("minimum_billed_seconds");
+  x.startup_seconds = get_opt<double>(p, "startup_seconds");
+  x.storage_per_gb_month = get_opt<double>(p, "storage_per_gb_month");
+  x.egress_per_gb = get_opt<double>(p, "egress_per_gb");
+  x.tax_rate = get_opt<double>(p, "tax_rate");
+  x.tax_basis = tax_basis_from_string(p.value("tax_basis", "exclusive")).value_or(TaxBasis::exclusive);
+  x.country = p.value("country", "");
+  x.where = where_from(p);
+  for (const auto& o : p.at("offers")) x.offers.push_back(offer_from_json(o));
+  return x;
+}
+
+}  // namespace
+
 Catalog catalog_from_json(const json& j) {
   Catalog c;
   try {
-    for (const auto& g : j.at("gpus")) {
-      Gpu x;
-      x.id = g.at("id");
-      x.name = g.at("name");
-      x.vendor = g.at("vendor");
-      x.architecture = g.at("architecture");
-      const std::string form = g.at("form");
-      x.form = form == "consumer" ? GpuForm::consumer : form == "workstation" ? GpuForm::workstation : GpuForm::datacentre;
-      x.aliases = g.at("aliases").get<std::vector<std::string>>();
-      x.memory_bytes = g.at("memory_bytes");
-      x.usable_memory_bytes = g.at("usable_memory_bytes");
-      x.memory_bandwidth_gbps = g.at("memory_bandwidth_gbps");
-      for (const auto& [k, v] : g.at("dense_tflops").items())
-        if (auto p = peak_precision_from_string(k)) x.dense_tflops[static_cast<std::size_t>(*p)] = v.get<double>();
-      x.tdp_watts = g.at("tdp_watts");
-      x.interconnect_kind = g.at("interconnect").at("kind");
-      x.interconnect_gbps = g.at("interconnect").at("bandwidth_gbps");
-      x.ecc = g.at("ecc");
-      x.price_usd = get_opt<double>(g, "price_usd");
-      x.where = where_from(g);
-      c.gpus.push_back(std::move(x));
-    }
-    for (const auto& m : j.at("models")) {
-      ModelArch x;
-      x.id = m.at("id");
-      x.name = m.at("name");
-      x.hf_id = m.at("hf_id");
-      x.aliases = m.at("aliases").get<std::vector<std::string>>();
-      x.family = m.at("family");
-      x.layers = m.at("layers");
-      x.hidden_size = m.at("hidden_size");
-      x.intermediate_size = m.at("intermediate_size");
-      x.attention_heads = m.at("attention_heads");
-      x.kv_heads = m.at("kv_heads");
-      x.head_dim = m.at("head_dim");
-      x.vocab_size = m.at("vocab_size");
-      x.tied_embeddings = m.at("tied_embeddings");
-      x.mlp = m.at("mlp") == "gated" ? MlpKind::gated : MlpKind::plain;
-      x.norm = m.at("norm") == "rmsnorm" ? NormKind::rmsnorm : NormKind::layernorm;
-      x.norms_per_layer = m.at("norms_per_layer");
-      x.qkv_bias = m.at("qkv_bias");
-      x.o_bias = m.at("o_bias");
-      x.mlp_bias = m.at("mlp_bias");
-      x.learned_positions = m.at("learned_positions");
-      x.experts = m.at("experts");
-      x.experts_per_token = m.at("experts_per_token");
-      x.max_context = m.at("max_context");
-      x.causal_lm = m.at("causal_lm");
-      x.published_params = m.at("params_published");
-      x.published_params_exact = m.value("params_published_exact", false);
-      if (m.contains("features")) {
-        const auto& ft = m.at("features");
-        x.qk_norm = ft.value("qk_norm", false);
-        x.first_dense_layers = ft.value("first_dense_layers", 0);
-        x.dense_intermediate_size = ft.value("dense_intermediate_size", 0);
-        x.shared_experts = ft.value("shared_experts", 0);
-        x.router_bias = ft.value("router_bias", false);
-        x.q_lora_rank = ft.value("q_lora_rank", 0);
-        x.kv_lora_rank = ft.value("kv_lora_rank", 0);
-        x.qk_nope_head_dim = ft.value("qk_nope_head_dim", 0);
-        x.qk_rope_head_dim = ft.value("qk_rope_head_dim", 0);
-        x.v_head_dim = ft.value("v_head_dim", 0);
-        x.sliding_window = ft.value("sliding_window", 0);
-        x.global_every = ft.value("global_every", 0);
-      }
-      c.models.push_back(std::move(x));
-    }
-    for (const auto& p : j.at("providers")) {
-      Provider x;
-      x.id = p.at("id");
-      x.name = p.at("name");
-      x.currency = p.at("currency");
-      x.prices_as_of = p.at("prices_as_of");
-      x.source = p.at("source");
-      x.billing_increment_seconds = p.at("billing_increment_seconds");
-      x.minimum_billed_seconds = p.at("minimum_billed_seconds");
-      x.startup_seconds = get_opt<double>(p, "startup_seconds");
-      x.storage_per_gb_month = get_opt<double>(p, "storage_per_gb_month");
-      x.egress_per_gb = get_opt<double>(p, "egress_per_gb");
-      x.tax_rate = get_opt<double>(p, "tax_rate");
-      x.tax_basis = tax_basis_from_string(p.value("tax_basis", "exclusive")).value_or(TaxBasis::exclusive);
-      x.country = p.value("country", "");
-      x.where = where_from(p);
-      for (const auto& o : p.at("offers")) {
-        Offer y;
-        y.id = o.at("id");
-        y.provider = o.at("provider");
-        y.gpu = o.at("gpu");
-        y.gpus = o.at("gpus");
-        y.region = o.at("region");
-        y.vcpus = get_opt<int>(o, "vcpus");
-        y.ram_gib = get_opt<double>(o, "ram_gib");
-        for (int i = 0; i < kPricingCount; ++i)
-          y.per_gpu_hour[static_cast<std::size_t>(i)] = get_opt<double>(o.at("per_gpu_hour"), to_string(static_cast<Pricing>(i)));
-        y.spot_preemptions_per_hour = get_opt<double>(o, "spot_preemptions_per_hour");
-        y.interconnect_gbps = get_opt<double>(o, "interconnect_gbps");
-        y.network_gbps = get_opt<double>(o, "network_gbps");
-        y.spot_low = get_opt<double>(o, "spot_low_per_gpu_hour");
-        y.spot_high = get_opt<double>(o, "spot_high_per_gpu_hour");
-        y.spot_zones = o.value("spot_zones", 0);
-        y.country = o.value("country", "");
-        y.where = where_from(o);
-        x.offers.push_back(std::move(y));
-      }
-      c.providers.push_back(std::move(x));
-    }
+    for (const auto& g : j.at("gpus")) c.gpus.push_back(gpu_from_json(g));
+    for (const auto& m : j.at("models")) c.models.push_back(model_from_json(m));
+    for (const auto& p : j.at("providers")) c.providers.push_back(provider_from_json(p));
     const auto& fx = j.at("fx");
     c.fx.as_of = fx.at("as_of");
     c.fx.base = fx.at("base");
