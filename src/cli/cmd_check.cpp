@@ -65,14 +65,8 @@ std::vector<PricedExperiment> price_all(const std::vector<std::string>& specs, c
 }
 
 void run_check(const CheckFlags& f) {
-  BudgetPolicy policy;
-  if (!f.budget.empty()) policy = io::load_budget_policy(f.budget);
-  if (!f.currency.empty()) {
-    if (!f.budget.empty() && f.currency != policy.currency) bad_flag("--currency", "the budget policy is in " + policy.currency);
-    policy.currency = f.currency;
-  }
-  const std::string date = f.date.empty() ? today_utc() : f.date;
-  if (!is_calendar_date(date)) bad_flag("--date", "expected a calendar date YYYY-MM-DD, got \"" + date + "\"");
+  const BudgetPolicy policy = load_policy(f.budget, f.currency);
+  const std::string date = date_or_today(f.date);
   const std::string period = period_of(date);
 
   std::vector<PricedExperiment> priced = price_all(f.specs, policy.currency);

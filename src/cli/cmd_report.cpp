@@ -83,14 +83,8 @@ Report terminal_summary(const SpendReport& s) {
 }
 
 void run_report(const ReportFlags& f) {
-  BudgetPolicy policy;
-  if (!f.budget.empty()) policy = io::load_budget_policy(f.budget);
-  if (!f.currency.empty()) {
-    if (!f.budget.empty() && f.currency != policy.currency) bad_flag("--currency", "the budget policy is in " + policy.currency);
-    policy.currency = f.currency;
-  }
-  const std::string as_of = f.date.empty() ? today_utc() : f.date;
-  if (!is_calendar_date(as_of)) bad_flag("--date", "expected a calendar date YYYY-MM-DD, got \"" + as_of + "\"");
+  const BudgetPolicy policy = load_policy(f.budget, f.currency);
+  const std::string as_of = date_or_today(f.date);
   const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(f.specs, policy.currency);
   const auto records = ledger_records(f.ledger, period_of(as_of), policy.currency);
   const auto months = ledger_months(f.ledger, policy.currency);

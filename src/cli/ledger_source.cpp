@@ -3,6 +3,8 @@
 #include <map>
 
 #include "cli/common.hpp"
+#include "gpuplan/units.hpp"
+#include "io/budget_yaml.hpp"
 #include "io/files.hpp"
 #include "io/ledger.hpp"
 #include "store/ledger_store.hpp"
@@ -32,6 +34,22 @@ std::vector<LedgerRecord> stdin_records(const std::string& period, const std::st
 }
 
 }  // namespace
+
+BudgetPolicy load_policy(const std::string& path, const std::string& currency) {
+  BudgetPolicy policy;
+  if (!path.empty()) policy = io::load_budget_policy(path);
+  if (!currency.empty()) {
+    if (!path.empty() && currency != policy.currency) bad_flag("--currency", "the budget policy is in " + policy.currency);
+    policy.currency = currency;
+  }
+  return policy;
+}
+
+std::string date_or_today(const std::string& date) {
+  const std::string d = date.empty() ? today_utc() : date;
+  if (!is_calendar_date(d)) bad_flag("--date", "expected a calendar date YYYY-MM-DD, got \"" + d + "\"");
+  return d;
+}
 
 void require_known_currency(const std::string& currency, const SourceLocation& where, const std::string& field) {
   const FxTable& fx = catalog().fx;

@@ -18,6 +18,13 @@ std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::str
 // Spend per month over the whole ledger, oldest first, in `currency`.
 std::vector<std::pair<std::string, double>> ledger_months(const std::string& spec, const std::string& currency);
 
+// The budget policy from `path` ("" = none), in `currency` when given (it must match the
+// policy's own); exits 2 naming --currency on a mismatch.
+BudgetPolicy load_policy(const std::string& path, const std::string& currency);
+
+// --date as given, or today (UTC); exits 2 unless it is a calendar date.
+std::string date_or_today(const std::string& date);
+
 // An error unless the fx table can convert `currency` (checked before anything is stored).
 void require_known_currency(const std::string& currency, const SourceLocation& where, const std::string& field);
 

@@ -12,6 +12,7 @@
 #include "gpuplan/demand.hpp"
 #include "io/files.hpp"
 #include "io/job_log.hpp"
+#include "io/text_lines.hpp"
 
 namespace gpuplan::io {
 namespace {
@@ -22,32 +23,8 @@ constexpr double kMaxGpus = 100000;  // average GPUs busy in one period
   throw InputError(SourceLocation{path, line, column}, field, problem);
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
-struct Line {
-  int number = 0;
-  std::string_view text;  // without the line ending
-};
 
-// Lines with CRLF or LF endings; a UTF-8 byte order mark at the start is dropped.
-std::vector<Line> split_lines(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  std::vector<Line> out;
-  int n = 0;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(Line{++n, line});
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
 
 void check_text(const std::string& path, const Line& l) {
   for (std::size_t i = 0; i < l.text.size(); ++i) {
@@ -153,7 +130,7 @@ DemandProfile parse_demand_csv(const std::string& text, const std::string& path)
   int prev_line = 0;
   for (const Line& l : split_lines(text)) {
     check_text(path, l);
-    const std::string_view t = trim(l.text);
+    const std::string_view t = trim_blanks(l.text);
     if (t.empty() || t.front() == '#') continue;
     if (t.find('"') != std::string_view::npos)
       fail(path, l.number, column_of(l, t.substr(t.find('"'))), "", "quoted fields are not supported in a demand file");
@@ -161,7 +138,7 @@ DemandProfile parse_demand_csv(const std::string& text, const std::string& path)
     std::string_view rest = l.text;
     while (true) {
       const auto comma = rest.find(',');
-      fields.push_back(trim(rest.substr(0, comma)));
+      fields.push_back(trim_blanks(rest.substr(0, comma)));
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
@@ -234,14 +211,14 @@ DemandProfile parse_demand_yaml(const std::string& text, const std::string& path
     check_text(path, l);
     if (l.text.find('\t') != std::string_view::npos)
       fail(path, l.number, static_cast<int>(l.text.find('\t')) + 1, "", "tabs are not allowed in YAML indentation");
-    const std::string_view t = trim(strip_comment(l.text));
+    const std::string_view t = trim_blanks(strip_comment(l.text));
     if (t.empty()) continue;
     if (t == "---" && !seen_content) continue;
     seen_content = true;
     const bool indented = l.text.front() == ' ';
     if (t.front() == '-' && (t.size() == 1 || t[1] == ' ')) {
       if (!in_list) fail(path, l.number, column_of(l, t), "", "a list item outside gpu_hours: or gpus:");
-      const std::string_view v = trim(t.substr(1));
+      const std::string_view v = trim_blanks(t.substr(1));
       items.push_back(Raw{l.number, v.empty() ? column_of(l, t) : column_of(l, v), unquote(v)});
       continue;
     }
@@ -251,8 +228,8 @@ DemandProfile parse_demand_yaml(const std::string& text, const std::string& path
     const auto colon = t.find(':');
     if (colon == std::string_view::npos || (colon + 1 < t.size() && t[colon + 1] != ' '))
       fail(path, l.number, 1, "", "expected \"key: value\", got \"" + std::string(t) + "\"");
-    const std::string key(trim(t.substr(0, colon)));
-    const std::string_view value = trim(t.substr(colon + 1));
+    const std::string key(trim_blanks(t.substr(0, colon)));
+    const std::string_view value = trim_blanks(t.substr(colon + 1));
     const int vcol = value.empty() ? column_of(l, t) + static_cast<int>(colon) + 1 : column_of(l, value);
     auto once = [&](bool seen) {
       if (seen) fail(path, l.number, 1, key, "repeated key");
@@ -272,10 +249,10 @@ DemandProfile parse_demand_yaml(const std::string& text, const std::string& path
         in_list = true;
       } else if (value.front() == '[' && value.back() == ']') {
         std::string_view inner = value.substr(1, value.size() - 2);
-        if (!trim(inner).empty()) {
+        if (!trim_blanks(inner).empty()) {
           while (true) {
             const auto comma = inner.find(',');
-            const std::string_view item = trim(inner.substr(0, comma));
+            const std::string_view item = trim_blanks(inner.substr(0, comma));
             items.push_back(Raw{l.number, column_of(l, item), unquote(item)});
             if (comma == std::string_view::npos) break;
             inner.remove_prefix(comma + 1);
@@ -335,7 +312,7 @@ DemandProfile load_demand_profile(const std::string& path) {
     if (!yaml_name) {
       // Sniff: the first line that is not a comment has a comma in a CSV.
       for (const Line& l : split_lines(text)) {
-        const std::string_view t = trim(l.text);
+        const std::string_view t = trim_blanks(l.text);
         if (t.empty() || t.front() == '#') continue;
         csv = t.find(',') != std::string_view::npos && t.find(':') == std::string_view::npos;
         break;

@@ -9,6 +9,7 @@
 
 #include "gpuplan/error.hpp"
 #include "io/files.hpp"
+#include "io/text_lines.hpp"
 
 namespace gpuplan::io {
 
@@ -18,31 +19,8 @@ constexpr long long kMaxGpusPerJob = 100000;
 constexpr double kMaxJobDays = 400;      // far past any scheduler's time limit
 constexpr double kMaxLogYears = 20;      // bounds the per-day series and the chart
 
-struct Line {
-  int number = 0;
-  std::string_view text;
-};
 
-std::vector<Line> split_lines(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  std::vector<Line> out;
-  int n = 0;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(Line{++n, line});
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -61,7 +39,7 @@ std::vector<Cell> split(const Line& l, char sep) {
   while (true) {
     const auto at = l.text.find(sep, from);
     const std::string_view raw = l.text.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from);
-    out.push_back({trim(raw), static_cast<int>(from) + 1});
+    out.push_back({trim_blanks(raw), static_cast<int>(from) + 1});
     if (at == std::string_view::npos) break;
     from = at + 1;
   }
@@ -70,7 +48,7 @@ std::vector<Cell> split(const Line& l, char sep) {
 
 const Line* first_line(const std::vector<Line>& lines) {
   for (const Line& l : lines)
-    if (!trim(l.text).empty() && trim(l.text).front() != '#') return &l;
+    if (!trim_blanks(l.text).empty() && trim_blanks(l.text).front() != '#') return &l;
   return nullptr;
 }
 
@@ -264,7 +242,7 @@ JobLog parse_job_log(const std::string& text, const std::string& path) {
   else require(head, {"start", "end", "gpus"}, "a job CSV needs start, end and gpus (and optionally submit, user, team, partition, state)");
   std::vector<std::size_t> running;
   for (const Line& l : lines) {
-    if (l.number <= h->number || trim(l.text).empty() || trim(l.text).front() == '#') continue;
+    if (l.number <= h->number || trim_blanks(l.text).empty() || trim_blanks(l.text).front() == '#') continue;
     Row r{path, l, header, index, split(l, sep)};
     if (r.cells.size() != header.size())
       fail(path, l.number, 1, "", "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(r.cells.size()));
