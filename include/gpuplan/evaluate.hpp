@@ -91,6 +91,9 @@ Links offer_links(const Offer& offer, const Gpu& gpu);
 
 // `w` must already carry its GPU count and sharding. The references must outlive the result.
 PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSpec& run, int grad_accum);
+// The same when the caller already has the per-GPU memory (the plan prunes on it first).
+PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSpec& run, int grad_accum,
+                        double per_gpu_bytes);
 
 // Allocation-free: fit, time and the bill of a prepared job on one offer at `pricing`.
 void evaluate_prepared(const PreparedJob& job, const Gpu& gpu, const Offer& offer, const Provider& provider, Pricing pricing,

@@ -83,13 +83,18 @@ double result_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w
 }
 
 PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSpec& run, int grad_accum) {
+  return prepare_job(m, pc, w, run, grad_accum, estimate_memory(m, pc, w).per_gpu_bytes());
+}
+
+PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSpec& run, int grad_accum,
+                        double per_gpu_bytes) {
   PreparedJob j;
   j.model = &m;
   j.params = &pc;
   j.run = &run;
   j.workload = w;
   j.grad_accum = std::max(1, grad_accum);
-  j.per_gpu_bytes = estimate_memory(m, pc, w).per_gpu_bytes();
+  j.per_gpu_bytes = per_gpu_bytes;
   j.checkpoint_bytes = checkpoint_bytes(m, pc, w);
   j.result_bytes = result_bytes(m, pc, w);
   j.time = run.time;

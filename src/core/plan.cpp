@@ -124,7 +124,7 @@ void search_variant(Search& s, Candidate c) {
   s.r.considered += s.in.offers.size() * s.space.pricings.size();
   const double need = estimate_memory(s.in.model, s.in.params, w).per_gpu_bytes();
   if (need > s.largest_memory) return;  // prune: fits no GPU at this count
-  const PreparedJob job = prepare_job(s.in.model, s.in.params, w, s.run, c.grad_accum);
+  const PreparedJob job = prepare_job(s.in.model, s.in.params, w, s.run, c.grad_accum, need);
   c.per_gpu_bytes = job.per_gpu_bytes;
   score_offers(s, c, job);
 }
