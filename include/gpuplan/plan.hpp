@@ -112,4 +112,7 @@ struct SettingReason {
 };
 std::vector<SettingReason> explain_plan(const PlanResult& r, const PlanSpace& space, const Candidate& best);
 
+// What to do next with the chosen plan: a staged path from a short measured baseline to the run.
+std::vector<std::string> plan_next_steps(const PlanInputs& in, const PlanSpace& space, const Candidate& best);
+
 }  // namespace gpuplan

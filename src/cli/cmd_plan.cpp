@@ -17,6 +17,7 @@
 #include "cli/workload_flags.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
+#include "io/plan_report.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -52,8 +53,6 @@ std::vector<E> parse_list(const std::string& flag, const std::string& text) {
   return out;
 }
 
-std::string money(double v, const std::string& cur) { return num(v, v >= 100 ? 0 : 2) + " " + cur; }
-std::string hours(double s) { return s < 3600 ? num(s / 60, 0) + " min" : num(s / 3600, 1) + " h"; }
 
 std::vector<int> int_list(const std::string& flag, const std::string& text) {
   std::vector<int> out;
@@ -147,175 +146,6 @@ void check_size(const PlanSpace& space, const PlanInputs& in) {
                                 "); narrow it with --provider, --gpu, --methods, --micro-batches or --max-nodes");
 }
 
-struct PlanView {
-  const PlanInputs& in;
-  const PlanSpace& space;
-  const std::string& currency;
-};
-
-nlohmann::json candidate_json(const PlanView& v, const Candidate& c) {
-  const PlanOffer& po = v.in.offers[static_cast<std::size_t>(c.offer)];
-  const Workload w = candidate_workload(v.in, v.space, c);
-  nlohmann::json j = {{"method", to_string(w.method)},         {"precision", to_string(w.precision)},
-                      {"optimizer", to_string(w.optimizer)},   {"checkpointing", to_string(w.checkpointing)},
-                      {"attention", to_string(w.attention)},   {"sharding", to_string(w.sharding)},
-                      {"micro_batch", c.micro_batch},          {"grad_accum", c.grad_accum},
-                      {"tensor_parallel", w.tensor_parallel},  {"pipeline_parallel", w.pipeline_parallel},
-                      {"gpus", c.gpus},                        {"provider", po.provider->id},
-                      {"offer", po.offer->id},                 {"gpu", po.offer->gpu},
-                      {"pricing", to_string(v.space.pricings[c.pricing])},
-                      {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(c.per_gpu_bytes))},
-                      {"step_seconds", c.step_seconds},        {"wall_seconds", c.wall_seconds},
-                      {"gpu_hours", c.gpu_hours},              {"mfu", c.mfu},
-                      {"cost", c.cost},                        {"currency", v.currency},
-                      {"meets_deadline", c.meets_deadline},    {"meets_budget", c.meets_budget}};
-  if (v.space.pricings[c.pricing] == Pricing::spot)
-    j["spot"] = {{"checkpoint_interval_seconds", c.checkpoint_interval_seconds}, {"expected_preemptions", c.expected_preemptions}};
-  return j;
-}
-
-// "8 fsdp", "64 tp8 pp2 ddp".
-std::string gpus_text(int gpus, const Workload& w) {
-  std::string s = std::to_string(gpus);
-  if (w.tensor_parallel > 1) s += " tp" + std::to_string(w.tensor_parallel);
-  if (w.pipeline_parallel > 1) s += " pp" + std::to_string(w.pipeline_parallel);
-  return s + " " + to_string(w.sharding);
-}
-
-io::Table candidates_table(const PlanView& v, const std::string& title, const std::vector<Candidate>& cs, std::size_t limit) {
-  io::Table t;
-  t.title = title;
-  t.columns = {"method", "precision/optimizer", "ckpt", "batch", "gpus", "offer", "pricing", "GiB/GPU", "wall", "cost"};
-  t.csv_columns = {"method", "precision", "optimizer", "checkpointing", "micro_batch", "grad_accum", "gpus", "sharding",
-                   "offer", "pricing", "per_gpu_bytes", "wall_seconds", "cost_" + v.currency};
-  t.align.assign(t.columns.size(), io::Align::left);
-  t.align[7] = t.align[8] = t.align[9] = io::Align::right;
-  t.cuttable = {5};  // provider/offer keys run long
-  for (std::size_t i = 0; i < cs.size() && i < limit; ++i) {
-    const Candidate& c = cs[i];
-    const PlanOffer& po = v.in.offers[static_cast<std::size_t>(c.offer)];
-    const Workload w = candidate_workload(v.in, v.space, c);
-    const char* pricing = to_string(v.space.pricings[c.pricing]);
-    t.rows.push_back({to_string(w.method), std::string(to_string(w.precision)) + "/" + to_string(w.optimizer), to_string(w.checkpointing),
-                      std::to_string(c.micro_batch) + "x" + std::to_string(c.grad_accum), gpus_text(c.gpus, w),
-                      po.offer->key(), pricing, num(c.per_gpu_bytes / kGiB, 1), hours(c.wall_seconds), money(c.cost, v.currency)});
-    t.csv_rows.push_back({to_string(w.method), to_string(w.precision), to_string(w.optimizer), to_string(w.checkpointing),
-                          std::to_string(c.micro_batch), std::to_string(c.grad_accum), std::to_string(c.gpus), to_string(w.sharding),
-                          po.offer->key(), pricing, std::to_string(std::llround(c.per_gpu_bytes)), io::raw(c.wall_seconds), io::raw(c.cost)});
-  }
-  return t;
-}
-
-// No feasible plan is an answer: say which constraint binds and by how much. Exit 1.
-void report_none(const PlanView& v, const PlanResult& res, const std::string& model_name, Report& r) {
-  const PlanInputs& in = v.in;
-  r.json["plan"] = nullptr;
-  std::vector<std::string> why;
-  if (!res.cheapest) {
-    why.push_back("nothing fits: no configuration of " + model_name + " fits any loaded offer's GPU memory");
-  } else {
-    if (in.budget && res.cheapest->cost > *in.budget)
-      why.push_back("the cheapest plan that fits costs " + money(res.cheapest->cost, v.currency) + ", budget " + money(*in.budget, v.currency));
-    if (in.deadline_seconds && res.fastest->wall_seconds > *in.deadline_seconds)
-      why.push_back("the fastest plan misses the deadline by " + hours(res.fastest->wall_seconds - *in.deadline_seconds));
-    if (why.empty()) why.push_back("no single plan meets both the budget and the deadline (the cheap ones are slow, the fast ones dear)");
-    r.tables.push_back(candidates_table(v, "Closest plans (cost/time front)", res.pareto, 5));
-  }
-  r.json["why_none"] = why;
-  for (const auto& w : why) r.notes.push_back(w);
-  r.notes.push_back("searched " + std::to_string(res.considered) + " configurations over " + std::to_string(in.offers.size()) + " offers");
-  exit_code() = 1;
-}
-
-std::string alternative_text(const PlanView& v, const SettingAlternative& a, const Candidate& best) {
-  std::string part = a.value + ": ";
-  if (!a.best) return part + "no plan fits within the limits";
-  if (v.in.objective == Objective::cost)
-    return part + "best costs " + money(a.best->cost, v.currency) + " (" + num(a.best->cost / std::max(best.cost, 1e-9), 2) + "x)";
-  return part + "best takes " + hours(a.best->wall_seconds) + " (" + num(a.best->wall_seconds / std::max(best.wall_seconds, 1e-9), 2) + "x)";
-}
-
-// The chosen settings, each with its reason: what the best plan with another value costs.
-io::Table reasons_table(const PlanView& v, const PlanResult& res, const Candidate& best, const std::string& title, Report& r) {
-  io::Table chosen;
-  chosen.title = title;
-  chosen.columns = {"setting", "choice", "why"};
-  chosen.align = {io::Align::left, io::Align::left, io::Align::left};
-  r.json["reasons"] = nlohmann::json::array();
-  auto add = [&](const std::string& setting, const std::string& choice, const std::string& why) {
-    chosen.rows.push_back({setting, choice, why});
-    r.json["reasons"].push_back({{"setting", setting}, {"choice", choice}, {"why", why}});
-  };
-  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
-  for (const SettingReason& s : explain_plan(res, v.space, best)) {
-    std::string why;
-    for (const auto& a : s.others) why += (why.empty() ? "" : "; ") + alternative_text(v, a, best);
-    if (why.empty()) why = "the only option searched";
-    if (s.setting == "sharding") add(s.setting, io::count_of(best.gpus, "GPU") + ", " + s.choice, why);
-    else add(s.setting, s.choice, why);
-    if (s.setting == "sharding") {
-      add("batch", std::to_string(best.micro_batch) + " x " + std::to_string(best.grad_accum) + " accumulation",
-          v.in.global_batch > 0 ? "micro-batch x accumulation x " + io::count_of(best.gpus, "GPU") + " keeps the global batch of " +
-                                      std::to_string(v.in.global_batch) + " sequences"
-                                : "the best micro-batch searched (no --global-batch to keep)");
-      add("offer", bo.offer->key() + " (" + bo.offer->gpu + ")",
-          "priced " + std::string(to_string(v.space.pricings[best.pricing])) + " at " + money(best.cost, v.currency) + " for the run");
-    }
-  }
-  return chosen;
-}
-
-io::Table outcome_table(const PlanView& v, const Candidate& best) {
-  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
-  io::Table outcome;
-  outcome.title = "Expected outcome";
-  outcome.columns = {"", ""};
-  outcome.align = {io::Align::left, io::Align::left};
-  outcome.rows.push_back({"memory per GPU", num(best.per_gpu_bytes / kGiB, 1) + " GiB of " + num(static_cast<double>(bo.gpu->usable_bytes()) / kGiB, 1) + " usable"});
-  outcome.rows.push_back({"step", num(best.step_seconds, 2) + " s, MFU " + num(100 * best.mfu, 0) + "%"});
-  outcome.rows.push_back({"wall time", hours(best.wall_seconds) + (v.in.deadline_seconds ? " (deadline " + hours(*v.in.deadline_seconds) + ")" : "")});
-  outcome.rows.push_back({"cost", money(best.cost, v.currency) + (v.in.budget ? " (budget " + money(*v.in.budget, v.currency) + ")" : "")});
-  if (v.space.pricings[best.pricing] == Pricing::spot)
-    outcome.rows.push_back({"spot", best.checkpoint_interval_seconds > 0 && best.expected_preemptions > 0
-                                        ? "checkpoint every " + hours(best.checkpoint_interval_seconds) + ", " +
-                                              num(best.expected_preemptions, 1) + " expected preemptions"
-                                        : "no preemption rate known: priced as if never preempted"});
-  return outcome;
-}
-
-// The staged plan as next steps.
-void add_next_steps(const PlanView& v, const Candidate& best, Report& r) {
-  const Workload bw = candidate_workload(v.in, v.space, best);
-  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
-  std::vector<std::string> steps;
-  steps.push_back("run a 50-step baseline on one " + bo.offer->gpu + " with these settings and pass its measured MFU as --mfu to re-plan");
-  if (bw.method == Method::full) steps.push_back("full fine-tuning won on cost here; still try LoRA/QLoRA on the same data if quality allows");
-  else steps.push_back("start from " + std::string(to_string(bw.method)) + "; move to full fine-tuning only if your evaluation needs it");
-  if (bw.checkpointing == Checkpointing::full) steps.push_back("activation checkpointing is on: it costs ~1/3 more compute but lets the micro-batch fit");
-  if (best.gpus > 1) steps.push_back("scale out only after the single-GPU run is well utilised; the plan's scaling efficiency assumes the sheet's links");
-  steps.push_back("compare providers on identical work: gpuplan compare with these settings");
-  r.json["next_steps"] = steps;
-  for (const auto& s : steps) r.notes.push_back("next: " + s);
-}
-
-void report_plan(const PlanFlags& f, const PlanView& v, const PlanResult& res, const ModelArch& m, Report& r) {
-  const Candidate& best = res.best.front();
-  r.json["plan"] = candidate_json(v, best);
-  for (std::size_t i = 1; i < res.best.size() && static_cast<int>(i) <= f.top; ++i) r.json["runners_up"].push_back(candidate_json(v, res.best[i]));
-  r.tables.push_back(reasons_table(v, res, best, "Plan: " + m.name + ", " + num(v.in.tokens / 1e9, 2) + "B tokens, by " + f.objective, r));
-  r.tables.push_back(outcome_table(v, best));
-  const std::vector<Candidate> runners(res.best.begin() + 1, res.best.end());
-  if (!runners.empty()) r.tables.push_back(candidates_table(v, "Runners-up", runners, static_cast<std::size_t>(f.top)));
-  r.tables.push_back(candidates_table(v, "Cost/time Pareto front", res.pareto, 8));
-  add_next_steps(v, best, r);
-  r.notes.push_back("searched " + std::to_string(res.considered) + " configurations (" + std::to_string(res.evaluated) +
-                    " fit and priced) over " + std::to_string(v.in.offers.size()) + " offers");
-  const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
-  if (!bo.offer->spot_preemptions_per_hour && v.space.pricings[best.pricing] == Pricing::spot && !v.in.run.bill.preemptions_per_hour)
-    r.notes.push_back("the sheet gives no preemption rate for this offer: spot is priced as if never preempted (give --preemptions-per-hour)");
-  if (!best.feasible()) exit_code() = 1;
-}
-
 void run_plan(const PlanFlags& f) {
   const ResolvedModel rm = resolve_model(f.workload.model);
   const Workload base = build_workload(f.workload, rm.arch);
@@ -329,19 +159,10 @@ void run_plan(const PlanFlags& f) {
   const PlanInputs in = build_inputs(f, rm, base, run);
   check_size(space, in);
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
-  const PlanView v{in, space, run.currency};
-
-  Report r;
-  r.json["model"] = {{"id", rm.arch.id}, {"name", rm.arch.name}, {"source", rm.source}};
-  r.json["objective"] = f.objective;
-  r.json["searched"] = {{"configurations", res.considered}, {"scored", res.evaluated}, {"offers", in.offers.size()}};
-  r.json["runners_up"] = nlohmann::json::array();
-  r.json["pareto"] = nlohmann::json::array();
-  for (const auto& c : res.pareto) r.json["pareto"].push_back(candidate_json(v, c));
-  if (res.best.empty()) {
-    report_none(v, res, rm.arch.name, r);
-  } else {
-    report_plan(f, v, res, rm.arch, r);
+  const io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top};
+  Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v)};
+  if (res.best.empty() || !res.best.front().feasible()) exit_code() = 1;
+  if (!res.best.empty()) {
     const Candidate& best = res.best.front();
     const Workload bw = candidate_workload(in, space, best);
     const PlanOffer& bo = in.offers[static_cast<std::size_t>(best.offer)];

@@ -24,4 +24,17 @@ std::vector<SettingReason> explain_plan(const PlanResult& r, const PlanSpace& s,
           reason("pricing", s.pricings, r.best_by_pricing, b.pricing)};
 }
 
+std::vector<std::string> plan_next_steps(const PlanInputs& in, const PlanSpace& space, const Candidate& best) {
+  const Workload bw = candidate_workload(in, space, best);
+  const PlanOffer& bo = in.offers[static_cast<std::size_t>(best.offer)];
+  std::vector<std::string> steps;
+  steps.push_back("run a 50-step baseline on one " + bo.offer->gpu + " with these settings and pass its measured MFU as --mfu to re-plan");
+  if (bw.method == Method::full) steps.push_back("full fine-tuning won on cost here; still try LoRA/QLoRA on the same data if quality allows");
+  else steps.push_back("start from " + std::string(to_string(bw.method)) + "; move to full fine-tuning only if your evaluation needs it");
+  if (bw.checkpointing == Checkpointing::full) steps.push_back("activation checkpointing is on: it costs ~1/3 more compute but lets the micro-batch fit");
+  if (best.gpus > 1) steps.push_back("scale out only after the single-GPU run is well utilised; the plan's scaling efficiency assumes the sheet's links");
+  steps.push_back("compare providers on identical work: gpuplan compare with these settings");
+  return steps;
+}
+
 }  // namespace gpuplan

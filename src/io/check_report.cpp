@@ -1,0 +1,153 @@
+// check's and diff's reports.
+#include "io/check_report.hpp"
+
+#include <algorithm>
+
+#include "gpuplan/units.hpp"
+#include "io/format.hpp"
+
+namespace gpuplan::io {
+namespace {
+
+nlohmann::json opt_json(bool present, double v) { return present ? nlohmann::json(v) : nlohmann::json(); }
+
+std::string signed_num(double v) { return (v >= 0 ? "+" : "") + num(v, 2); }
+
+}  // namespace
+
+bool CheckReport::pass() const {
+  return std::all_of(rules.begin(), rules.end(), [](const RuleResult& r) { return r.pass; });
+}
+
+// GitHub's Actions toolkit (@actions/core, command.ts): data escapes %, CR and LF; a property
+// value also escapes ':' and ',', which would otherwise end it (a spec file named "a,line=9" or
+// holding a newline could forge an annotation).
+std::string gh_escape_data(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+std::string gh_escape_property(const std::string& s) {
+  std::string out;
+  for (char c : gh_escape_data(s)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+nlohmann::json check_json(const CheckReport& r) {
+  nlohmann::json j;
+  j["period"] = r.period;
+  j["currency"] = r.currency;
+  j["pass"] = r.pass();
+  j["specs_read"] = r.specs.size();
+  j["experiments"] = nlohmann::json::array();
+  for (const auto& s : r.specs) {
+    const ExperimentCheck& c = s.check;
+    nlohmann::json e = {{"name", c.name},       {"file", c.where.path}, {"owner", c.owner},   {"team", c.team},
+                        {"priced", c.priced},   {"cost", c.cost},       {"offer", c.offer},   {"gpu_hours", c.gpu_hours},
+                        {"wall_seconds", c.wall_seconds}, {"per_gpu_bytes", static_cast<std::int64_t>(s.per_gpu_bytes)}, {"model", s.model}};
+    if (!c.priced) e["why_unpriced"] = c.unpriced_reason;
+    j["experiments"].push_back(e);
+  }
+  j["rules"] = nlohmann::json::array();
+  for (const auto& res : r.rules)
+    j["rules"].push_back({{"experiment", res.experiment.empty() ? nlohmann::json() : nlohmann::json(res.experiment)},
+                          {"rule", res.rule}, {"pass", res.pass}, {"value", res.value}, {"limit", res.limit},
+                          {"message", res.message}, {"file", res.where.path}, {"line", res.where.line}});
+  return j;
+}
+
+Table check_table(const CheckReport& r) {
+  Table t;
+  t.title = "Budget check, " + r.period + " (" + r.currency + ")";
+  t.columns = {"experiment", "rule", "result", "detail"};
+  t.align = {Align::left, Align::left, Align::left, Align::left};
+  t.csv_columns = {"experiment", "rule", "pass", "value", "limit", "file", "line", "message"};
+  for (const auto& res : r.rules) {
+    t.rows.push_back({res.experiment.empty() ? "(all)" : res.experiment, res.rule, res.pass ? "pass" : "FAIL", res.message});
+    t.csv_rows.push_back({res.experiment, res.rule, res.pass ? "true" : "false", raw(res.value), raw(res.limit), res.where.path,
+                          std::to_string(res.where.line), res.message});
+  }
+  return t;
+}
+
+std::vector<std::string> check_notes(const CheckReport& r) {
+  const auto failed = std::count_if(r.rules.begin(), r.rules.end(), [](const RuleResult& x) { return !x.pass; });
+  std::vector<std::string> notes = {"read " + count_of(static_cast<long long>(r.specs.size()), "experiment spec")};
+  notes.push_back(r.pass() ? "all " + std::to_string(r.rules.size()) + " rules pass"
+                           : std::to_string(failed) + " of " + std::to_string(r.rules.size()) + " rules fail");
+  if (!r.policy_given) notes.push_back("no --policy file: only each experiment's own max_cost and deadline are checked");
+  return notes;
+}
+
+std::string github_annotations(const CheckReport& r) {
+  std::string out;
+  for (const auto& res : r.rules) {
+    if (res.pass) continue;
+    out += "::error file=" + gh_escape_property(res.where.path) + ",line=" + std::to_string(std::max(1, res.where.line)) + "::" +
+           gh_escape_data((res.experiment.empty() ? "" : res.experiment + ": ") + res.rule + ": " + res.message) + "\n";
+  }
+  return out;
+}
+
+nlohmann::json diff_json(const DiffReport& r) {
+  nlohmann::json j;
+  j["currency"] = r.currency;
+  j["experiments"] = nlohmann::json::array();
+  double total_before = 0, total_after = 0;
+  for (const DiffRow& d : r.rows) {
+    const double cb = d.before ? d.before->check.cost : 0, ca = d.after ? d.after->check.cost : 0;
+    total_before += cb;
+    total_after += ca;
+    j["experiments"].push_back(
+        {{"name", d.name},
+         {"change", !d.before ? "added" : !d.after ? "removed" : (ca == cb ? "same" : "changed")},
+         {"cost_before", opt_json(d.before, cb)},
+         {"cost_after", opt_json(d.after, ca)},
+         {"delta", ca - cb},
+         {"wall_seconds_before", opt_json(d.before, d.before ? d.before->check.wall_seconds : 0)},
+         {"wall_seconds_after", opt_json(d.after, d.after ? d.after->check.wall_seconds : 0)},
+         {"per_gpu_bytes_before", d.before ? nlohmann::json(static_cast<std::int64_t>(d.before->per_gpu_bytes)) : nlohmann::json()},
+         {"per_gpu_bytes_after", d.after ? nlohmann::json(static_cast<std::int64_t>(d.after->per_gpu_bytes)) : nlohmann::json()}});
+  }
+  j["total_before"] = total_before;
+  j["total_after"] = total_after;
+  j["total_delta"] = total_after - total_before;
+  return j;
+}
+
+Table diff_table(const DiffReport& r) {
+  Table t;
+  t.title = "Cost diff (" + r.currency + ")";
+  t.columns = {"experiment", "change", "cost before", "cost after", "delta", "hours before", "hours after", "GiB/GPU after"};
+  t.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right};
+  t.csv_columns = {"experiment", "change", "cost_before", "cost_after", "delta", "wall_seconds_before", "wall_seconds_after",
+                   "per_gpu_bytes_after"};
+  double total_before = 0, total_after = 0;
+  for (const DiffRow& d : r.rows) {
+    const CheckedSpec *b = d.before, *a = d.after;
+    const double cb = b ? b->check.cost : 0, ca = a ? a->check.cost : 0;
+    total_before += cb;
+    total_after += ca;
+    const std::string change = !b ? "added" : !a ? "removed" : (ca == cb ? "same" : "changed");
+    t.rows.push_back({d.name, change, b ? num(cb, 2) : "-", a ? num(ca, 2) : "-", signed_num(ca - cb),
+                      b ? num(b->check.wall_seconds / 3600, 1) : "-", a ? num(a->check.wall_seconds / 3600, 1) : "-",
+                      a ? num(a->per_gpu_bytes / kGiB, 1) : "-"});
+    t.csv_rows.push_back({d.name, change, b ? raw(cb) : "", a ? raw(ca) : "", raw(ca - cb), b ? raw(b->check.wall_seconds) : "",
+                          a ? raw(a->check.wall_seconds) : "", a ? raw(a->per_gpu_bytes) : ""});
+  }
+  t.rows.push_back({"total", "", num(total_before, 2), num(total_after, 2), signed_num(total_after - total_before), "", "", ""});
+  t.csv_rows.push_back({"total", "", raw(total_before), raw(total_after), raw(total_after - total_before), "", "", ""});
+  return t;
+}
+
+}  // namespace gpuplan::io
