@@ -24,7 +24,7 @@ constexpr const char* kFooter = R"(Examples:
   gpuplan plan --model llama-3.1-8b --tokens 1B --deadline 3d --budget 200
   gpuplan serve --model llama-3.1-8b --requests-per-second 5 --tpot 50ms
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300
-  gpuplan demand jobs.txt    (sacct --parsable2 output or a CSV of jobs)
+  gpuplan demand jobs.txt    # sacct --parsable2 output or a CSV of jobs
   gpuplan check experiments/ --policy budget.yaml --format github
   gpuplan report --ledger spend.db --budget budget.yaml --html spend.html
   gpuplan calibrate runs.jsonl --out profile.yaml

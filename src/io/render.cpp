@@ -44,24 +44,85 @@ std::string cut(const std::string& s, std::size_t n) {
   return out + "…";
 }
 
-// Narrows the widest cuttable columns until the line fits `max_width`; true when any was cut.
-bool fit_widths(std::vector<std::size_t>& w, const Table& t, std::size_t max_width) {
-  constexpr std::size_t kMinCut = 12;
-  auto total = [&] {
+// Column widths for the shown columns (indices into the table), fitted to `max_width` (0: no
+// limit): a trailing left-aligned text column wraps first, then cuttable columns are narrowed.
+struct Layout {
+  std::vector<std::size_t> shown;  // table column indices, in order
+  std::vector<std::size_t> w;      // width per shown column
+  bool wrap_last = false, cut_any = false;
+  std::size_t total() const {
     std::size_t n = w.empty() ? 0 : 2 * (w.size() - 1);
     for (auto x : w) n += x;
     return n;
-  };
+  }
+};
+
+Align align_of(const Table& t, std::size_t c) { return c < t.align.size() ? t.align[c] : Align::left; }
+
+// Narrows the widest cuttable columns until the line fits `max_width`; true when any was cut.
+bool fit_widths(Layout& l, const Table& t, std::size_t max_width) {
+  constexpr std::size_t kMinCut = 12;
+  auto cuttable = [&](std::size_t i) { return std::find(t.cuttable.begin(), t.cuttable.end(), l.shown[i]) != t.cuttable.end(); };
   bool cut_any = false;
-  while (max_width > 0 && total() > max_width) {
-    std::size_t widest = w.size();
-    for (std::size_t c : t.cuttable)
-      if (c < w.size() && w[c] > kMinCut && (widest == w.size() || w[c] > w[widest])) widest = c;
-    if (widest == w.size()) break;  // nothing left to narrow
-    w[widest] = std::max(kMinCut, w[widest] - std::min(w[widest] - kMinCut, total() - max_width));
+  while (max_width > 0 && l.total() > max_width) {
+    std::size_t widest = l.w.size();
+    for (std::size_t i = 0; i < l.w.size(); ++i)
+      if (cuttable(i) && l.w[i] > kMinCut && (widest == l.w.size() || l.w[i] > l.w[widest])) widest = i;
+    if (widest == l.w.size()) break;  // nothing left to narrow
+    l.w[widest] = std::max(kMinCut, l.w[widest] - std::min(l.w[widest] - kMinCut, l.total() - max_width));
     cut_any = true;
   }
   return cut_any;
+}
+
+Layout layout(const Table& t, std::vector<std::size_t> shown, std::size_t max_width) {
+  Layout l;
+  l.shown = std::move(shown);
+  for (std::size_t c : l.shown) {
+    std::size_t width = width_of(t.columns[c]);
+    for (const auto& r : t.rows)
+      if (c < r.size()) width = std::max(width, width_of(r[c]));
+    l.w.push_back(width);
+  }
+  // A trailing text column (a "why") wraps onto more lines before anything is cut.
+  if (max_width > 0 && !l.w.empty() && align_of(t, l.shown.back()) == Align::left) {
+    const std::size_t last = l.w.size() - 1;
+    std::size_t others = 2 * last;
+    for (std::size_t i = 0; i < last; ++i) others += l.w[i];
+    if (others + l.w[last] > max_width && others + 24 <= max_width) {
+      l.w[last] = max_width - others;
+      l.wrap_last = true;
+    }
+  }
+  l.cut_any = fit_widths(l, t, max_width);
+  return l;
+}
+
+// The layout that fits: drop the `droppable` columns, least important first, until it does.
+Layout fitted_layout(const Table& t, std::size_t max_width, std::vector<std::string>& dropped) {
+  std::vector<std::size_t> shown(t.columns.size());
+  for (std::size_t c = 0; c < shown.size(); ++c) shown[c] = c;
+  // A name cut below this many characters stops saying which offer it is: leave a column out first.
+  constexpr std::size_t kReadable = 24;
+  auto good = [&](const Layout& l) {
+    if (max_width == 0) return true;
+    if (l.total() > max_width) return false;
+    for (std::size_t i = 0; i < l.shown.size(); ++i)
+      if (std::find(t.cuttable.begin(), t.cuttable.end(), l.shown[i]) != t.cuttable.end() && l.w[i] < kReadable &&
+          l.w[i] < layout(t, {l.shown[i]}, 0).w[0])
+        return false;
+    return true;
+  };
+  Layout l = layout(t, shown, max_width);
+  for (std::size_t c : t.droppable) {
+    if (good(l)) break;
+    const auto it = std::find(shown.begin(), shown.end(), c);
+    if (it == shown.end()) continue;
+    shown.erase(it);
+    dropped.push_back(t.columns[c]);
+    l = layout(t, shown, max_width);
+  }
+  return l;
 }
 
 }  // namespace
@@ -83,27 +144,15 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width) {
 }
 
 std::string render_table(const Table& t, bool color, std::size_t max_width) {
-  std::vector<std::size_t> w(t.columns.size(), 0);
-  for (std::size_t c = 0; c < t.columns.size(); ++c) w[c] = width_of(t.columns[c]);
-  for (const auto& r : t.rows)
-    for (std::size_t c = 0; c < r.size() && c < w.size(); ++c) w[c] = std::max(w[c], width_of(r[c]));
-  auto align = [&](std::size_t c) { return c < t.align.size() ? t.align[c] : Align::left; };
-  // A trailing text column (a "why") wraps onto more lines before anything is cut.
-  const std::size_t last = w.empty() ? 0 : w.size() - 1;
-  bool wrap_last = false;
-  if (max_width > 0 && !w.empty() && align(last) == Align::left) {
-    std::size_t others = 2 * last;
-    for (std::size_t c = 0; c < last; ++c) others += w[c];
-    if (others + w[last] > max_width && others + 24 <= max_width) {
-      w[last] = max_width - others;
-      wrap_last = true;
-    }
-  }
-  const bool cut_any = fit_widths(w, t, max_width);
-  auto pad = [&](const std::string& s, std::size_t width, Align a) { return io::pad(cut(s, width), width, a); };
+  std::vector<std::string> dropped;
+  const Layout l = fitted_layout(t, max_width, dropped);
+  const std::size_t last = l.w.empty() ? 0 : l.w.size() - 1;
   auto emit = [&](const std::vector<std::string>& cells) {
     std::string line;
-    for (std::size_t c = 0; c < t.columns.size(); ++c) line += (c ? "  " : "") + pad(c < cells.size() ? cells[c] : "", w[c], align(c));
+    for (std::size_t i = 0; i < l.shown.size(); ++i) {
+      const std::size_t c = l.shown[i];
+      line += (i ? "  " : "") + pad(cut(c < cells.size() ? cells[c] : "", l.w[i]), l.w[i], align_of(t, c));
+    }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     return line + "\n";
   };
@@ -113,19 +162,25 @@ std::string render_table(const Table& t, bool color, std::size_t max_width) {
   head.pop_back();
   out += (color ? "\033[4m" + head + "\033[0m" : head) + "\n";
   for (const auto& r : t.rows) {
-    if (!wrap_last || r.size() <= last) {
+    const std::size_t lc = l.shown.empty() ? 0 : l.shown[last];
+    if (!l.wrap_last || r.size() <= lc) {
       out += emit(r);
       continue;
     }
-    const auto parts = wrap(r[last], w[last]);
+    const auto parts = wrap(r[lc], l.w[last]);
     std::vector<std::string> cells = r;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       if (i > 0) cells.assign(r.size(), "");
-      cells[last] = parts[i];
+      cells[lc] = parts[i];
       out += emit(cells);
     }
   }
-  if (cut_any) out += "(long names cut to fit " + std::to_string(max_width) + " columns: --wide or --format json shows them whole)\n";
+  if (l.cut_any) out += "(long names cut to fit " + std::to_string(max_width) + " columns: --wide or --format json shows them whole)\n";
+  if (!dropped.empty()) {
+    std::string names;
+    for (const auto& d : dropped) names += (names.empty() ? "" : ", ") + d;
+    out += "(left out to fit " + std::to_string(max_width) + " columns: " + names + "; --wide shows them)\n";
+  }
   return out;
 }
 

@@ -19,11 +19,15 @@ struct Table {
   // Columns a narrow table may cut with an ellipsis (long offer ids); none by default, so a
   // listing never loses the id a user must type.
   std::vector<std::size_t> cuttable;
+  // Columns a narrow table may leave out, least important first, when wrapping and cutting
+  // are not enough; a line under the table names them.
+  std::vector<std::size_t> droppable;
 };
 
 // A table for a terminal of `max_width` columns (0: no limit): when wider, a trailing
 // left-aligned text column wraps onto more lines, then the `cuttable` columns are cut with
-// an ellipsis (down to 12 characters each) and a line under the table says so.
+// an ellipsis (down to 12 characters each), then `droppable` columns are left out; a line under
+// the table says what was cut or left out.
 std::string render_table(const Table& t, bool color, std::size_t max_width = 0);
 std::string render_csv(const Table& t);
 std::string render_markdown(const Table& t);

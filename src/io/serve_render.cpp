@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "io/format.hpp"
+
 #include <cmath>
 
 namespace gpuplan::io {
@@ -78,20 +80,31 @@ json roofline_json(const ServingSearch& s) {
   return roof;
 }
 
+// Fits 100 columns: per-request cost, max batch, TP and the GPU are left out before the offer id
+// is cut unreadably short (JSON, CSV and --wide keep them). TTFT and TPOT are p95 (see the notes).
 Table serving_options_table(const std::vector<ServingOption>& rows, const std::string& title, const std::string& currency) {
   Table t;
-  t.title = title;
-  t.columns = {"provider", "offer", "gpu", "tp", "replicas", "max batch", "util", "tok/s/GPU", "TTFT p95", "TPOT p95", "ok",
-               "per month", "per 1M out", "per request " + currency};
-  for (const ServingOption& r : rows)
-    t.rows.push_back({r.where.provider->id, r.where.offer->id, r.where.offer->gpu, std::to_string(r.tp),
-                      std::to_string(r.fleet.replicas), std::to_string(r.plan.operating_batch),
-                      fixed(100 * r.fleet.utilization, 0) + "%", fixed(r.plan.tokens_per_second / r.tp, 0),
-                      ms(r.fleet.ttft_seconds), ms(r.fleet.at_peak.tpot_seconds), r.fleet.meets_latency ? "yes" : "no",
-                      serving_money(r.cost.per_month), serving_money(r.cost.per_million_output_tokens),
-                      serving_money(r.cost.per_request)});
+  t.title = title + " (" + currency + ")";
+  t.columns = {"offer", "gpu", "tp", "repl", "max batch", "util", "tok/s/GPU", "TTFT", "TPOT", "ok", "/month", "/1M out", "/request"};
+  t.csv_columns = {"provider", "offer", "gpu", "tp", "replicas", "max_batch", "utilization", "tokens_per_second_per_gpu",
+                   "ttft_p95_seconds", "tpot_p95_seconds", "meets_latency", "cost_per_month_" + currency,
+                   "cost_per_million_output_tokens_" + currency, "cost_per_request_" + currency};
+  for (const ServingOption& r : rows) {
+    t.rows.push_back({r.where.offer->key(), r.where.offer->gpu, std::to_string(r.tp), std::to_string(r.fleet.replicas),
+                      std::to_string(r.plan.operating_batch), fixed(100 * r.fleet.utilization, 0) + "%",
+                      fixed(r.plan.tokens_per_second / r.tp, 0), ms(r.fleet.ttft_seconds), ms(r.fleet.at_peak.tpot_seconds),
+                      r.fleet.meets_latency ? "yes" : "no", serving_money(r.cost.per_month),
+                      serving_money(r.cost.per_million_output_tokens), serving_money(r.cost.per_request)});
+    t.csv_rows.push_back({r.where.provider->id, r.where.offer->id, r.where.offer->gpu, std::to_string(r.tp),
+                          std::to_string(r.fleet.replicas), std::to_string(r.plan.operating_batch), raw(r.fleet.utilization),
+                          raw(r.plan.tokens_per_second / r.tp), raw(r.fleet.ttft_seconds), raw(r.fleet.at_peak.tpot_seconds),
+                          r.fleet.meets_latency ? "true" : "false", raw(r.cost.per_month), raw(r.cost.per_million_output_tokens),
+                          raw(r.cost.per_request)});
+  }
   t.align.assign(t.columns.size(), Align::right);
-  t.align[0] = t.align[1] = t.align[2] = Align::left;
+  t.align[0] = t.align[1] = Align::left;
+  t.cuttable = {0};
+  t.droppable = {12, 4, 2, 1};
   return t;
 }
 

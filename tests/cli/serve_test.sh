@@ -28,7 +28,7 @@ has out '"cost_per_million_output_tokens": 2.17013' "1460 USD over 1 req/s x 256
 
 # Table: the cheapest offers, the roofline with its knee, the idle-capacity note.
 expect 0 "serve table" -- "$G" serve "${ONE[@]}" --requests-per-second 0.1
-has out 'per 1M out' "cost per million output tokens column"
+has out '/1M out' "cost per million output tokens column"
 has out 'Decode roofline on test-gpu \(knee at batch [0-9]+\)' "roofline with the knee"
 has out 'memory' "memory-bound rows"
 has out 'compute' "compute-bound rows"
