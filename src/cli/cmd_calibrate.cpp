@@ -35,6 +35,9 @@ void add_run_rows(const MeasuredRun& run, const RunEstimate& before, const RunEs
     t.rows.push_back({run.id, std::string("memory (") + to_string(before.memory) + ")", quantity_text(before.memory_measured, true),
                       quantity_text(before.memory_estimate, true), pct(before.memory_error()),
                       quantity_text(after.memory_estimate, true), pct(after.memory_error()), pct(loo.memory_error())});
+    t.csv_rows.push_back({run.id, std::string("memory_bytes_") + to_string(before.memory), io::raw(before.memory_measured),
+                          io::raw(before.memory_estimate), io::raw(before.memory_error()), io::raw(after.memory_estimate),
+                          io::raw(after.memory_error()), io::raw(loo.memory_error())});
     rj["memory"] = {{"measure", to_string(before.memory)}, {"measured_bytes", before.memory_measured},
                     {"before_bytes", before.memory_estimate}, {"after_bytes", after.memory_estimate},
                     {"error_before", *before.memory_error()}, {"error_after", *after.memory_error()},
@@ -44,6 +47,9 @@ void add_run_rows(const MeasuredRun& run, const RunEstimate& before, const RunEs
     t.rows.push_back({run.id, "tokens/s", quantity_text(before.throughput_measured, false),
                       quantity_text(before.throughput_estimate, false), pct(before.throughput_error()),
                       quantity_text(after.throughput_estimate, false), pct(after.throughput_error()), pct(loo.throughput_error())});
+    t.csv_rows.push_back({run.id, "tokens_per_second", io::raw(before.throughput_measured), io::raw(before.throughput_estimate),
+                          io::raw(before.throughput_error()), io::raw(after.throughput_estimate), io::raw(after.throughput_error()),
+                          io::raw(loo.throughput_error())});
     rj["throughput"] = {{"measured_tokens_per_second", before.throughput_measured},
                         {"before_tokens_per_second", before.throughput_estimate},
                         {"after_tokens_per_second", after.throughput_estimate},
@@ -115,6 +121,7 @@ void run_calibrate(const CalibrateFlags& f) {
   io::Table t;
   t.title = "Runs: before and after calibration";
   t.columns = {"run", "measure", "measured", "default", "error", "calibrated", "error", "left out"};
+  t.csv_columns = {"run", "measure", "measured", "default", "error_default", "calibrated", "error_calibrated", "error_left_out"};
   t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right};
   r.json["runs"] = nlohmann::json::array();
   for (std::size_t i = 0; i < runs.size(); ++i)

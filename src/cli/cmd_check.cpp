@@ -61,7 +61,7 @@ void run_check(const CheckFlags& f) {
     const std::string annotations = io::github_annotations(cr);
     std::fwrite(annotations.data(), 1, annotations.size(), stdout);
   }
-  print_report({io::check_json(cr), {io::check_table(cr)}, io::check_notes(cr)});
+  print_report({io::check_json(cr), {io::check_table(cr)}, io::check_notes(cr), {}});
   if (!cr.pass()) exit_code() = 1;
 }
 
@@ -90,7 +90,7 @@ void run_diff(const DiffFlags& f) {
   }
   for (const auto& [n, spec] : after)
     if (!before.count(n)) d.rows.push_back({n, nullptr, &spec});
-  print_report({io::diff_json(d), {io::diff_table(d)}, {}});
+  print_report({io::diff_json(d), {io::diff_table(d)}, {}, {}});
 }
 
 // --- schema ----------------------------------------------------------------------------------

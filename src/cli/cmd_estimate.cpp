@@ -132,7 +132,7 @@ void run_estimate(const EstimateFlags& f) {
   er.fits = fits_on(m, pc, er.workload, total, gpus);
   add_advice(f, m, pc, gpus, er);
   price_offers(f, m, pc, gpus, er);
-  Report r{io::estimate_json(er), io::estimate_tables(er), io::estimate_notes(er)};
+  Report r{io::estimate_json(er), io::estimate_tables(er), io::estimate_notes(er), {}};
   add_error_bars(r, total, er.workload);  // JSON "error_bars" and a note (cli/uncertainty.cpp)
   print_report(r);
 }

@@ -13,6 +13,8 @@ namespace {
 io::Table gpu_table(const std::vector<const Gpu*>& gpus) {
   io::Table t;
   t.columns = {"id", "name", "form", "memory_gib", "bandwidth_gbps", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect", "price_usd"};
+  t.csv_columns = {"id", "name", "form", "memory_gib", "bandwidth_gbps", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect",
+                   "interconnect_gbps", "price_usd"};
   t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right,
              io::Align::right, io::Align::right, io::Align::left, io::Align::right};
   for (const Gpu* g : gpus) {
@@ -21,6 +23,9 @@ io::Table gpu_table(const std::vector<const Gpu*>& gpus) {
                       num(g->memory_bandwidth_gbps, 0), tf(PeakPrecision::bf16), tf(PeakPrecision::fp8),
                       num(g->tdp_watts, 0), g->interconnect_kind + " " + num(g->interconnect_gbps, 0) + " GB/s",
                       g->price_usd ? num(*g->price_usd, 0) : "-"});
+    t.csv_rows.push_back({g->id, g->name, to_string(g->form), io::raw(static_cast<double>(g->memory_bytes) / kGiB), io::raw(g->memory_bandwidth_gbps),
+                          io::raw(g->tflops(PeakPrecision::bf16)), g->tflops(PeakPrecision::fp8) > 0 ? io::raw(g->tflops(PeakPrecision::fp8)) : "",
+                          io::raw(g->tdp_watts), g->interconnect_kind, io::raw(g->interconnect_gbps), io::raw(g->price_usd)});
   }
   return t;
 }

@@ -13,6 +13,7 @@ namespace {
 io::Table model_table(const std::vector<const ModelArch*>& models) {
   io::Table t;
   t.columns = {"id", "name", "family", "params", "active", "layers", "hidden", "heads", "kv_heads", "vocab", "context"};
+  t.csv_columns = t.columns;  // params and active as exact counts, not "8.03B"
   t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right,
              io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right};
   for (const ModelArch* m : models) {
@@ -20,6 +21,9 @@ io::Table model_table(const std::vector<const ModelArch*>& models) {
     t.rows.push_back({m->id, m->name, m->family, format_count(pc.total()), format_count(pc.active),
                       std::to_string(m->layers), std::to_string(m->hidden_size), std::to_string(m->attention_heads),
                       std::to_string(m->kv_heads), std::to_string(m->vocab_size), std::to_string(m->max_context)});
+    t.csv_rows.push_back(t.rows.back());
+    t.csv_rows.back()[3] = std::to_string(static_cast<long long>(pc.total()));
+    t.csv_rows.back()[4] = std::to_string(static_cast<long long>(pc.active));
   }
   return t;
 }

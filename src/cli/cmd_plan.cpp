@@ -160,7 +160,7 @@ void run_plan(const PlanFlags& f) {
   check_size(space, in);
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
   const io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top};
-  Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v)};
+  Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v), io::plan_csv_table(v)};
   if (res.best.empty() || !res.best.front().feasible()) exit_code() = 1;
   if (!res.best.empty()) {
     const Candidate& best = res.best.front();

@@ -18,6 +18,7 @@ void setup_providers(CLI::App& app) {
     Report r;
     io::Table t;
     t.columns = {"id", "name", "currency", "offers", "prices_as_of", "billing_s", "tax_rate"};
+    t.csv_columns = t.columns;
     t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right};
     r.json["providers"] = nlohmann::json::array();
     for (const auto& p : catalog().providers) {
@@ -27,6 +28,8 @@ void setup_providers(CLI::App& app) {
       r.json["providers"].push_back(j);
       t.rows.push_back({p.id, p.name, p.currency, std::to_string(p.offers.size()), p.prices_as_of,
                         std::to_string(p.billing_increment_seconds), opt_num(p.tax_rate, 2)});
+      t.csv_rows.push_back(t.rows.back());
+      t.csv_rows.back().back() = io::raw(p.tax_rate);  // empty when the sheet states none
     }
     r.tables.push_back(t);
     print_report(r);
@@ -44,12 +47,17 @@ void setup_providers(CLI::App& app) {
     io::Table t;
     t.title = p.name + " — prices per GPU-hour in " + p.currency + ", as of " + p.prices_as_of;
     t.columns = {"offer", "gpu", "gpus", "region", "on_demand", "spot", "reserved_1y", "reserved_3y"};
+    t.csv_columns = {"offer", "gpu", "gpus", "region", "on_demand_" + p.currency, "spot_" + p.currency, "reserved_1y_" + p.currency,
+                     "reserved_3y_" + p.currency};
     t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right,
                io::Align::right, io::Align::right};
     for (const auto& o : p.offers)
       t.rows.push_back({o.id, o.gpu, std::to_string(o.gpus), o.region, opt_num(o.price(Pricing::on_demand), 4),
                         opt_num(o.price(Pricing::spot), 4), opt_num(o.price(Pricing::reserved_1y), 4),
                         opt_num(o.price(Pricing::reserved_3y), 4)});
+    for (const auto& o : p.offers)
+      t.csv_rows.push_back({o.id, o.gpu, std::to_string(o.gpus), o.region, io::raw(o.price(Pricing::on_demand)),
+                            io::raw(o.price(Pricing::spot)), io::raw(o.price(Pricing::reserved_1y)), io::raw(o.price(Pricing::reserved_3y))});
     r.tables.push_back(t);
     r.notes.push_back("source: " + p.source);
     print_report(r);

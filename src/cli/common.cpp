@@ -71,7 +71,8 @@ void print_report(const Report& r) {
       break;
     }
     case Format::csv:
-      if (!r.tables.empty()) out = io::render_csv(r.tables.front());
+      if (r.csv) out = io::render_csv(*r.csv);
+      else if (!r.tables.empty()) out = io::render_csv(r.tables.front());
       break;
     case Format::markdown:
       for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_markdown(r.tables[i]);

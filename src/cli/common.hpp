@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,7 @@ struct Report {
   nlohmann::json json;               // schema_version is added by print_report
   std::vector<io::Table> tables;     // the first is the one CSV prints
   std::vector<std::string> notes;    // printed under the tables (table and markdown only)
+  std::optional<io::Table> csv;      // what CSV prints when not the first table
 };
 void print_report(const Report& r);
 

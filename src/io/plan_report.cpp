@@ -197,6 +197,11 @@ std::vector<Table> plan_tables(const PlanReport& v) {
   return tables;
 }
 
+Table plan_csv_table(const PlanReport& v) {
+  if (v.res.best.empty()) return candidates_table(v, "Closest plans", v.res.pareto, v.res.pareto.size());
+  return candidates_table(v, "Plans", v.res.best, static_cast<std::size_t>(v.top) + 1);
+}
+
 std::vector<std::string> plan_notes(const PlanReport& v) {
   std::vector<std::string> notes;
   if (v.res.best.empty()) {

@@ -24,5 +24,7 @@ struct PlanReport {
 nlohmann::json plan_json(const PlanReport& r);
 std::vector<Table> plan_tables(const PlanReport& r);
 std::vector<std::string> plan_notes(const PlanReport& r);
+// For CSV: the best plan and the runners-up (or, with none, the closest plans), raw numbers.
+Table plan_csv_table(const PlanReport& r);
 
 }  // namespace gpuplan::io

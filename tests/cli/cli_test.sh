@@ -111,4 +111,23 @@ expect 0 "validate a SkyPilot CSV" -- "$G" catalog validate "$FIX/skypilot/lambd
 has out "lambda_vms.csv +0 +0 +1 +272 +0" "CSV offers counted"
 has err "accelerator not in the GPU catalog" "unmapped names warned"
 
+# --- CSV carries raw numbers: no units, percentages, durations or bar glyphs in any command's CSV
+while IFS= read -r cmd; do
+  # shellcheck disable=SC2086  # the command line is split on purpose
+  "$G" $cmd --format csv >"$TMP/out" 2>/dev/null
+  lacks out '[0-9](%|h|m| ms| GiB| s| tok/s)(,|$)|█' "raw CSV: $cmd"
+done <<EOF
+estimate --model llama-3.1-8b --method lora --tokens 1B
+compare --model llama-3.1-8b --method lora --tokens 1B
+plan --model llama-3.1-8b --tokens 1B
+serve --model llama-3.1-8b --rps 5
+gpus list
+models list
+providers list
+providers show runpod
+calibrate $1/../data/measured/memory.jsonl
+check $1/../examples/ci/failing/experiments --policy $1/../examples/ci/failing/budget.yaml --date 2026-12-01
+diff $1/../examples/ci/passing/experiments $1/../examples/ci/failing/experiments
+EOF
+
 finish
