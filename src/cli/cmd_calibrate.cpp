@@ -122,6 +122,7 @@ void run_calibrate(const CalibrateFlags& f) {
   t.title = "Runs: before and after calibration";
   t.columns = {"run", "measure", "measured", "default", "error", "calibrated", "error", "left out"};
   t.csv_columns = {"run", "measure", "measured", "default", "error_default", "calibrated", "error_calibrated", "error_left_out"};
+  t.cuttable = {0};  // run ids carry the whole setup; JSON and --wide keep them
   t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right};
   r.json["runs"] = nlohmann::json::array();
   for (std::size_t i = 0; i < runs.size(); ++i)

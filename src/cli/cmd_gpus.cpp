@@ -15,6 +15,7 @@ io::Table gpu_table(const std::vector<const Gpu*>& gpus) {
   t.columns = {"id", "name", "form", "memory_gib", "bandwidth_gbps", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect", "price_usd"};
   t.csv_columns = {"id", "name", "form", "memory_gib", "bandwidth_gbps", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect",
                    "interconnect_gbps", "price_usd"};
+  t.droppable = {1, 2, 8};  // the id is what a user types; --wide adds the name, form and links
   t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right,
              io::Align::right, io::Align::right, io::Align::left, io::Align::right};
   for (const Gpu* g : gpus) {

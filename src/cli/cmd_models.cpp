@@ -14,6 +14,7 @@ io::Table model_table(const std::vector<const ModelArch*>& models) {
   io::Table t;
   t.columns = {"id", "name", "family", "params", "active", "layers", "hidden", "heads", "kv_heads", "vocab", "context"};
   t.csv_columns = t.columns;  // params and active as exact counts, not "8.03B"
+  t.droppable = {1, 2};        // the id is what a user types; --wide adds the name and family
   t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right,
              io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right};
   for (const ModelArch* m : models) {

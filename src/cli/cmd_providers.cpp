@@ -47,6 +47,7 @@ void setup_providers(CLI::App& app) {
     io::Table t;
     t.title = p.name + " — prices per GPU-hour in " + p.currency + ", as of " + p.prices_as_of;
     t.columns = {"offer", "gpu", "gpus", "region", "on_demand", "spot", "reserved_1y", "reserved_3y"};
+    t.droppable = {7, 6};  // few sheets list reserved terms; --wide shows them
     t.csv_columns = {"offer", "gpu", "gpus", "region", "on_demand_" + p.currency, "spot_" + p.currency, "reserved_1y_" + p.currency,
                      "reserved_3y_" + p.currency};
     t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right,

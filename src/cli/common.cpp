@@ -85,7 +85,11 @@ void print_report(const Report& r) {
       const std::size_t width = globals().wide ? 0 : 100;
       for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color, width);
       if (!r.notes.empty()) out += "\n";
-      for (const auto& n : r.notes) out += n + "\n";
+      // Notes wrap too, continuation lines indented so each note still reads as one.
+      for (const auto& n : r.notes) {
+        const auto lines = width ? io::wrap(n, width - 2) : std::vector<std::string>{n};
+        for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "  " : "") + lines[i] + "\n";
+      }
       break;
     }
   }

@@ -53,7 +53,8 @@ Table candidates_table(const PlanView& v, const std::string& title, const std::v
                    "offer", "pricing", "per_gpu_bytes", "wall_seconds", "cost_" + v.currency};
   t.align.assign(t.columns.size(), Align::left);
   t.align[7] = t.align[8] = t.align[9] = Align::right;
-  t.cuttable = {5};  // provider/offer keys run long
+  t.cuttable = {5};      // provider/offer keys run long
+  t.droppable = {2, 3};  // checkpointing and batch: the reasons table gives them for the best plan
   for (std::size_t i = 0; i < cs.size() && i < limit; ++i) {
     const Candidate& c = cs[i];
     const PlanOffer& po = v.in.offers[static_cast<std::size_t>(c.offer)];

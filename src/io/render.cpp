@@ -89,7 +89,7 @@ Layout layout(const Table& t, std::vector<std::size_t> shown, std::size_t max_wi
     const std::size_t last = l.w.size() - 1;
     std::size_t others = 2 * last;
     for (std::size_t i = 0; i < last; ++i) others += l.w[i];
-    if (others + l.w[last] > max_width && others + 24 <= max_width) {
+    if (others + l.w[last] > max_width && others + 16 <= max_width) {
       l.w[last] = max_width - others;
       l.wrap_last = true;
     }
@@ -157,7 +157,9 @@ std::string render_table(const Table& t, bool color, std::size_t max_width) {
     return line + "\n";
   };
   std::string out;
-  if (!t.title.empty()) out += (color ? "\033[1m" + t.title + "\033[0m" : t.title) + "\n";
+  if (!t.title.empty())
+    for (const auto& line : max_width ? wrap(t.title, max_width) : std::vector<std::string>{t.title})
+      out += (color ? "\033[1m" + line + "\033[0m" : line) + "\n";
   std::string head = emit(t.columns);
   head.pop_back();
   out += (color ? "\033[4m" + head + "\033[0m" : head) + "\n";

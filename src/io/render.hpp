@@ -30,6 +30,8 @@ struct Table {
 // the table says what was cut or left out.
 std::string render_table(const Table& t, bool color, std::size_t max_width = 0);
 std::string render_csv(const Table& t);
+// Word-wraps `s` into lines of at most `width` code points (a longer word stays whole).
+std::vector<std::string> wrap(const std::string& s, std::size_t width);
 std::string render_markdown(const Table& t);
 
 // A horizontal bar of `width` cells for a share in [0, 1].

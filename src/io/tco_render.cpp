@@ -244,6 +244,8 @@ Table monthly_table(const Words& w) {
   t.columns = {"option", "owned", "capital", "power", "upkeep", "colo+ops", "rented", "per month", "over " + count(w.months) + " mo"};
   t.align.assign(t.columns.size(), Align::right);
   t.align[0] = Align::left;
+  t.droppable = {1, 5};  // the option's name says what it owns; colo+ops is often zero
+  t.cuttable = {0};      // long offer ids in option names; JSON and --wide keep them
   auto row = [&](const std::string& name, const MonthlyCost& m) {
     t.rows.push_back({name, count(m.owned_gpus), num(m.capital, 2), num(m.power, 2), num(m.maintenance + m.failures, 2),
                       num(m.colo + m.ops, 2), num(m.rent, 2), num(m.total, 2), num(m.total * w.months, 2)});
