@@ -100,7 +100,19 @@ ParamCounts count_params(const ModelArch& m) {
 
   c.linear_weights = L * attn_weights + dense_layers * mlp_w(dense_width) + moe_layers * per_layer_experts * mlp_weights;
   c.active = c.total() - moe_layers * (experts - active_experts) * (mlp_weights + mlp_bias);
+  c.routed_experts = moe_layers * (m.experts > 0 ? m.experts : 0) * (mlp_weights + mlp_bias);
   return c;
+}
+
+int moe_layers(const ModelArch& m) { return m.experts > 0 ? std::max(0, m.layers - m.first_dense_layers) : 0; }
+
+double attention_macs_per_token(const ModelArch& m, double context) {
+  const double qk = m.mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.head_dim;
+  const double v = m.mla() ? m.v_head_dim : m.head_dim;
+  const double per_token_layer = static_cast<double>(m.attention_heads) * (qk + v);
+  if (m.sliding_window <= 0 || context <= m.sliding_window) return m.layers * per_token_layer * context;
+  const int global = m.global_every > 0 ? m.layers / m.global_every : 0;
+  return per_token_layer * (global * context + (m.layers - global) * static_cast<double>(m.sliding_window));
 }
 
 double kv_cache_values(const ModelArch& m, double context) {
