@@ -16,6 +16,10 @@ std::string arch_problem(const ModelArch& m) {
     return "kv_heads x head_dim = " + std::to_string(width(m.kv_heads, m.head_dim)) + " exceeds " + limit;
   if (m.hidden_size > kMaxModelWidth || m.intermediate_size > kMaxModelWidth)
     return "hidden_size and intermediate_size must be at most " + limit;
+  // MLA's projections (layer_shapes) are heads x (nope + v) and heads x v wide.
+  if (m.mla() && (width(m.attention_heads, m.qk_nope_head_dim + m.v_head_dim) > kMaxModelWidth ||
+                  static_cast<std::int64_t>(m.kv_lora_rank) + m.qk_rope_head_dim > kMaxModelWidth || m.q_lora_rank > kMaxModelWidth))
+    return "attention_heads x (qk_nope_head_dim + v_head_dim) and kv_lora_rank + qk_rope_head_dim must be at most " + limit;
   const double total = count_params(m).total();
   if (!(total <= kMaxModelParams)) {
     char buf[64];

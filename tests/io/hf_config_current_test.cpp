@@ -98,3 +98,12 @@ TEST_CASE("Gemma 3's layer_types list and multimodal text_config read the same l
     "layer_types":["full_attention","full_attention","sliding_attention"]})";
   CHECK_THROWS_AS(io::parse_hf_config(odd, "odd/config.json"), InputError);
 }
+
+TEST_CASE("MLA widths past the model limits are refused before any shape is built", "[hf][current]") {
+  // 16 heads x (1 + 65536) value-side width exceeds 2^20: an error naming the limit, not an
+  // int overflow in layer_shapes.
+  const std::string text = R"({"model_type":"deepseek_v3","num_hidden_layers":2,"hidden_size":64,"intermediate_size":64,
+    "moe_intermediate_size":32,"num_attention_heads":16,"num_key_value_heads":16,"n_routed_experts":4,"num_experts_per_tok":2,
+    "kv_lora_rank":8,"qk_nope_head_dim":1,"qk_rope_head_dim":1,"v_head_dim":65536,"vocab_size":100})";
+  CHECK_THROWS_WITH(io::parse_hf_config(text, "big/config.json"), Catch::Contains("v_head_dim"));
+}
