@@ -109,6 +109,13 @@ inline constexpr double kPowerPriceIndustrialInrPerKwh = 8.36;
 // 2026-12-03); cloud services carry the same 18% (shared/reference/india/README.md §3 cites
 // captainbiz.com). A GST-registered buyer recovers it as input-tax credit (--input-tax-credit).
 inline constexpr double kGstOnHardware = 0.18;
+// GST on cloud GPU rental billed to a buyer in India: 18% (an OIDAR service; captainbiz.com/blogs/
+// place-of-supply-for-remote-and-online-services-digital-downloads-cloud-computing-etc). A foreign
+// provider's pre-tax list price carries it too: charged by the supplier to an unregistered buyer,
+// self-assessed under reverse charge (and credited back) by a registered one.
+inline constexpr double kGstOnCloudServices = 0.18;
+inline constexpr const char* kCloudGstSource =
+    "18% GST on cloud services, OIDAR (captainbiz.com/blogs/place-of-supply-for-remote-and-online-services-digital-downloads-cloud-computing-etc)";
 inline constexpr const char* kGstSource =
     "IGST 18% on tariff lines 8471 and 8473 30 (treayo.com/en/hs/india/84718000, read 2026-12-03)";
 // Import duty. Basic customs duty on heading 8471 (automatic data processing machines and

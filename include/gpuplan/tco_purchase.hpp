@@ -55,6 +55,7 @@ struct CountryBuyDefaults {
   SourcedValue power_price_per_kwh;
   std::string power_note;          // what the tariff leaves out
   std::optional<SourcedValue> hardware_gst;   // GST/IGST on hardware; none for the US list prices
+  std::optional<SourcedValue> rent_gst;       // tax on rented GPU-hours whatever the sheet lists (IN: GST)
   // Import duty by tariff line; the first line is the default for GPU boards and builds.
   std::vector<ImportDuty> import_lines;
   double import_sws_share_of_duty = 0;  // for a duty the user gives (--customs-duty)

@@ -540,6 +540,12 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
   s.run = build_run_settings(f.run, Workload{});
   s.purchase.basis = s.run.spec.bill.tax_basis;
   s.purchase.input_tax_credit = s.run.spec.bill.input_tax_credit;
+  // Both sides on one basis: a buyer in India pays GST on rented hours as on hardware, whatever
+  // tax the sheet lists (a foreign sheet lists none); --tax overrides, input-tax credit recovers.
+  if (const auto gst = country_buy_defaults(s.purchase.country, false).rent_gst; gst && f.run.tax.empty()) {
+    s.run.spec.bill.tax_rate = gst->value;
+    s.purchase.sources.push_back("rent GST: " + gst->source);
+  }
   s.gpu = &resolve_gpu(f.gpu);
   s.in.uncertainty_rule = td::kUncertaintyRule;
   read_demand(f, s);

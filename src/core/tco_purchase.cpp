@@ -43,6 +43,7 @@ CountryBuyDefaults india_defaults() {
   d.power_price_per_kwh = {in::kPowerPriceCommercialInrPerKwh, "INR", in::kPowerPriceSource, ""};
   d.power_note = in::kPowerPriceNote;
   d.hardware_gst = SourcedValue{in::kGstOnHardware, "", in::kGstSource, ""};
+  d.rent_gst = SourcedValue{in::kGstOnCloudServices, "", in::kCloudGstSource, ""};
   for (const auto& line : in::kImportLines) d.import_lines.push_back({line.hs_code, line.basic, in::kSwsShareOfDuty});
   d.import_sws_share_of_duty = in::kSwsShareOfDuty;
   d.import_source = in::kImportSource;

@@ -59,6 +59,8 @@ TEST_CASE("India's buy defaults are its own, with sources; other countries are m
   CHECK(in.power_price_per_kwh.source.find("mercomindia.com") != std::string::npos);
   REQUIRE(in.hardware_gst);
   CHECK(in.hardware_gst->value == 0.18);
+  REQUIRE(in.rent_gst);  // cloud GPU hours carry the same 18% (OIDAR), so both sides compare alike
+  CHECK(in.rent_gst->value == 0.18);
   CHECK_FALSE(in.street_prices_sourced);
   // GPU boards and servers: nil basic customs duty (Notification 24/2005-Customs); any other
   // line has no sourced rate, so the CLI asks for it.
@@ -71,6 +73,7 @@ TEST_CASE("India's buy defaults are its own, with sources; other countries are m
   const CountryBuyDefaults us = country_buy_defaults("US", false);
   CHECK(us.power_price_per_kwh.value == tco_defaults::kPowerPriceConsumerUsdPerKwh);
   CHECK_FALSE(us.hardware_gst);
+  CHECK_FALSE(us.rent_gst);
   CHECK(us.street_prices_sourced);
   const CountryBuyDefaults de = country_buy_defaults("DE", false);
   CHECK(de.power_price_per_kwh.converted_from == "US");
