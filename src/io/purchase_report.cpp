@@ -29,6 +29,9 @@ Table purchase_table(const PurchaseReport& r, const std::string& currency) {
   t.columns.push_back("counted");
   t.csv_columns.push_back("total");
   t.align.assign(t.columns.size(), Align::right);
+  // On a narrow terminal the duty, then where the price came from, may go (the warnings under
+  // the table still name every stand-in figure).
+  t.droppable = {4, 1};
   t.align[0] = t.align[1] = t.align[2] = Align::left;
   for (const auto& l : r.lines) {
     const double duty = l.cost.basic_duty + l.cost.sws;
