@@ -65,6 +65,10 @@ struct ParamCounts {
   double linear_weights = 0;
   // Parameters a token actually touches (MoE: only experts_per_token experts).
   double active = 0;
+  // MLP weights and biases of the routed experts, all MoE layers: what expert parallelism
+  // splits and what a decode step reads only where tokens route. Dense first layers and shared
+  // experts are not in it (every token uses them).
+  double routed_experts = 0;
 };
 
 ParamCounts count_params(const ModelArch& m);
@@ -73,6 +77,14 @@ ParamCounts count_params(const ModelArch& m);
 // heads x head_dim per token and layer; sliding-window layers keep at most the window; MLA keeps
 // its compressed latent plus the rope key.
 double kv_cache_values(const ModelArch& m, double context);
+
+// Layers whose MLP is a mixture of experts (all but the first dense ones; 0 for a dense model).
+int moe_layers(const ModelArch& m);
+
+// Multiply-adds one token makes in attention against `context` earlier tokens, all layers:
+// heads x (query-key width + value width) per attended token. Sliding-window layers attend to
+// at most the window; MLA's query-key width is qk_nope + qk_rope and its value width v_head_dim.
+double attention_macs_per_token(const ModelArch& m, double context);
 
 // Limits on an architecture's products that readers enforce, so that widths fit the int
 // fields of LinearShape and counts stay far inside a double's exact range.

@@ -91,18 +91,54 @@ inline constexpr double kSensitivitySwing = 0.20;
 // buyer is in India. Sourced facts only; what no source read gave is absent (see below).
 namespace india {
 // Commercial power, INR/kWh: Maharashtra (MSEDCL) HT II "commercial establishments" FY 2024-25
-// tariff Rs 13.21/kWh, MERC order (mercomindia.com, "Maharashtra Regulator Approves 18% Hike in
-// C&I Consumer Tariff for FY24"). A rack in a Mumbai colo or an office pays this class.
+// tariff Rs 13.21/kWh, MERC order effective 1 April 2024 (mercomindia.com/maharashtra-regulator-
+// approves-18-hike-in-ci-consumer-tariff-for-fy24, April 2023; also solarquarter.com, 2023-04-04).
+// A rack in a Mumbai colo or an office pays this class; desk-side builds in an office too.
 inline constexpr double kPowerPriceCommercialInrPerKwh = 13.21;
+inline constexpr const char* kPowerPriceSource =
+    "MSEDCL HT II commercial FY2024-25, MERC order (mercomindia.com/maharashtra-regulator-approves-18-hike-in-ci-consumer-tariff-for-fy24, Apr 2023)";
+// The order's energy charge only: the state's electricity duty and fixed/demand charges are not in
+// it and no source read gives them for this class, so they are not added (the report says so).
+inline constexpr const char* kPowerPriceNote =
+    "the tariff is MERC's energy charge: the state's electricity duty and demand charges are not included (add them to --power-price)";
 // Industrial HT I(A) FY 2024-25, Rs 8.36/kWh (same order): for a self-run machine room on an
-// industrial connection.
+// industrial connection (pass --power-price 8.36INR/kWh).
 inline constexpr double kPowerPriceIndustrialInrPerKwh = 8.36;
-// GST on hardware bought in India (or IGST on import): 18%, the rate cloud services carry too
-// (shared/reference/india/README.md §3 for services; IGST 18% on imported goods per the customs
-// tariff tables, eximguru.com). A GST-registered buyer recovers it as input-tax credit.
+// GST on hardware bought in India, or IGST on an import: 18%. Source: India customs tariff
+// lines 8471 41 20 / 8471 80 00 list "IGST 18" (treayo.com/en/hs/india/84718000, read
+// 2026-12-03); cloud services carry the same 18% (shared/reference/india/README.md §3 cites
+// captainbiz.com). A GST-registered buyer recovers it as input-tax credit (--input-tax-credit).
 inline constexpr double kGstOnHardware = 0.18;
-// Not found in any source read, so not defaulted (the CLI must ask): Indian street prices of
-// data-centre GPUs, and the basic customs duty line for GPU boards.
+// GST on cloud GPU rental billed to a buyer in India: 18% (an OIDAR service; captainbiz.com/blogs/
+// place-of-supply-for-remote-and-online-services-digital-downloads-cloud-computing-etc). A foreign
+// provider's pre-tax list price carries it too: charged by the supplier to an unregistered buyer,
+// self-assessed under reverse charge (and credited back) by a registered one.
+inline constexpr double kGstOnCloudServices = 0.18;
+inline constexpr const char* kCloudGstSource =
+    "18% GST on cloud services, OIDAR (captainbiz.com/blogs/place-of-supply-for-remote-and-online-services-digital-downloads-cloud-computing-etc)";
+inline constexpr const char* kGstSource =
+    "IGST 18% on tariff lines 8471 and 8473 30 (treayo.com/en/hs/india/84718000, read 2026-12-03)";
+// Import duty. Basic customs duty on heading 8471 (automatic data processing machines and
+// units: servers, GPU boards as units) and 8473 30 (their parts and accessories: graphics
+// cards) is nil: Notification 24/2005-Customs of 1 March 2005, table S.No. 8 "8471 All goods"
+// and S.No. 10 "8473 30 All goods" (taxmanagementindia.com/visitor/detail_notification.asp?ID=3381;
+// web.lawcrux.com .../cunoti08_05_24t.htm), confirmed as "BCD 0, SWS 0, IGST 18" for 8471 80 00
+// (treayo.com/en/hs/india/84718000, read 2026-12-03). A GPU board is classed under one or the
+// other; both are nil. Any other line needs --customs-duty (no rate is guessed).
+struct ImportLine {
+  const char* hs_code;
+  double basic;
+};
+inline constexpr ImportLine kImportLines[] = {{"8473 30", 0.0}, {"8471", 0.0}};
+// Social welfare surcharge: 10% of the customs duties (Finance Act 2018 s.110(3), text at
+// scribd.com/document/517259269; in force 2 Feb 2018, gstlawindia.in). On a nil duty it is nil
+// (Ministry of Finance clarification, 1 Feb 2022, updates.manupatra.com iid=36736).
+inline constexpr double kSwsShareOfDuty = 0.10;
+inline constexpr const char* kImportSource =
+    "BCD nil on 8471 and 8473 30 (Notification 24/2005-Customs, 1 Mar 2005, S.No. 8 and 10); SWS 10% of the duty (Finance Act 2018 s.110)";
+// Not found in any source read, so not defaulted: Indian street prices of any GPU. The CLI
+// uses the catalog's US list price converted to INR as the customs value of an import, labels
+// it so in the table and JSON, and warns (--gpu-price gives a real quote).
 }  // namespace india
 
 }  // namespace gpuplan::tco_defaults

@@ -11,6 +11,7 @@
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
 #include "gpuplan/tco_defaults.hpp"
+#include "gpuplan/tco_purchase.hpp"
 #include "gpuplan/units.hpp"
 #include "io/tco_render.hpp"
 
@@ -98,8 +99,7 @@ double bf16_or_best(const Gpu& g) {
 
 // Of `all`, the offers that are the cheapest per GPU-hour for some width 1..fleet (whole
 // instances, tax and currency included): the only ones a period could rent on.
-std::vector<RentOffer> cheapest_shapes(const std::vector<RentOffer>& all, Pricing pricing, int fleet,
-                                       const std::optional<double>& tax) {
+std::vector<RentOffer> cheapest_shapes(const std::vector<RentOffer>& all, Pricing pricing, int fleet, const RunInputs& bill) {
   std::vector<bool> keep(all.size(), false);
   auto widths = [&] {
     std::vector<int> w;
@@ -115,8 +115,8 @@ std::vector<RentOffer> cheapest_shapes(const std::vector<RentOffer>& all, Pricin
       const auto price = o.price(pricing);
       if (!price) continue;
       const int per = std::max(1, o.gpus);
-      const double cost = ((w + per - 1) / per) * per * *price * (1 + tax.value_or(all[i].provider->tax_rate.value_or(0.0))) *
-                          all[i].currency_rate;
+      const TaxTerms tax = tax_terms(*all[i].provider, bill);  // the rule price_run bills by
+      const double cost = ((w + per - 1) / per) * per * *price * tax.pre_tax * (1 + tax.rate) * all[i].currency_rate;
       if (best < 0 || cost < best_cost) best = static_cast<int>(i), best_cost = cost;
     }
     if (best >= 0) keep[static_cast<std::size_t>(best)] = true;
@@ -157,7 +157,15 @@ void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   cmd.add_option("--resale", f.resale, "Share of the hardware's value kept per year, e.g. 85%");
   cmd.add_option("--financing", f.financing, "Annual interest when the hardware is financed, e.g. 9%");
   cmd.add_option("--tax", f.run.tax, "Tax on the rental bill, e.g. 18% (default: the sheet's own)");
-  cmd.add_option("--currency", f.run.currency, "Show money in this currency (ISO code, e.g. INR)")->capture_default_str();
+  cmd.add_option("--tax-basis", f.run.tax_basis, "inclusive | exclusive: count GST/tax in both sides' totals or leave it out")->capture_default_str();
+  cmd.add_flag("--input-tax-credit", f.run.input_tax_credit,
+               "A GST-registered business: GST on rent and hardware comes back as input-tax credit (customs duty does not)");
+  cmd.add_option("--country", f.country, "The buyer's country, ISO code (IN: Indian power tariff, GST and import duty; default: IN with --currency INR, else US)");
+  cmd.add_option("--purchase", f.purchase, "How hardware is bought (--country IN): import | incl-gst | excl-gst (default: import at the list price, incl-gst for --gpu-price)");
+  cmd.add_option("--hs-code", f.hs_code, "Customs tariff line of the GPU when imported, e.g. \"8473 30\" (default; 8471 also sourced)");
+  cmd.add_option("--customs-duty", f.customs_duty, "Basic customs duty on the GPU when imported, e.g. 20% (default: the --hs-code's sourced rate)");
+  f.run.currency.clear();  // resolved from the buyer's country
+  cmd.add_option("--currency", f.run.currency, "Show money in this currency (ISO code; default: INR for --country IN, else USD)");
   cmd.add_option("--fx", f.run.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
   cmd.add_option("--preemptions-per-hour", f.run.preemptions_per_hour, "Spot preemption rate per instance (default: the offer's)");
   cmd.add_option("--checkpoint-time", f.checkpoint_time, "Time to write one checkpoint on spot, e.g. 2m")->capture_default_str();
@@ -220,7 +228,41 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   }
 }
 
-// The horizon, the hardware's price and the build it sits in.
+// How one hardware line is bought: with no tax modelled (the US list prices), or, where the
+// country has GST figures, imported (duty and IGST on the customs value) or bought at home with
+// GST inside or on top of the quote. `hs`/`duty` are the GPU's tariff flags ("" for the rest).
+io::PurchaseLine purchase_line(const std::string& what, const std::string& basis, double price, bool given, const std::string& hs,
+                               const std::string& duty, const BuyVsRentFlags& f, const CountryBuyDefaults& cd, const RunSettings& run) {
+  PurchaseTerms t;
+  t.price = price;
+  io::PurchaseLine line{what, basis, "no tax added", {}};
+  if (cd.hardware_gst) {
+    const std::string mode = f.purchase.empty() ? (given ? "incl-gst" : "import") : lower(f.purchase);
+    t.gst_rate = cd.hardware_gst->value;
+    if (mode == "incl-gst") {
+      t.price_includes_gst = true;
+      line.terms = "GST in the price";
+    } else if (mode == "excl-gst") {
+      line.terms = "GST on top";
+    } else if (mode == "import") {
+      const std::string code = hs.empty() ? "8471" : hs;
+      std::optional<ImportDuty> d = import_line(cd, code);
+      if (!duty.empty()) d = ImportDuty{code, fraction_flag("--customs-duty", duty, 0.0, 1.5, "20%"), cd.import_sws_share_of_duty};
+      if (!d)
+        bad_flag("--customs-duty", "no sourced basic customs duty for HS " + code + " in " + cd.country +
+                                       " (sourced: 8473 30 and 8471, both nil): pass --customs-duty RATE, e.g. 20%");
+      t.import = *d;
+      line.terms = "import " + d->hs_code + " (BCD " + num(d->basic * 100, 1) + "%)";
+    } else {
+      bad_flag("--purchase", "expected import, incl-gst or excl-gst, got \"" + f.purchase + "\"");
+    }
+  }
+  line.cost = purchase_cost(t, run.spec.bill.tax_basis, run.spec.bill.input_tax_credit);
+  return line;
+}
+
+// The horizon, the hardware's price and the build it sits in, taxed and imported as the
+// buyer's country does (src/core/tco_purchase.cpp).
 void read_hardware(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
   const RunSettings& run = s.run;
@@ -229,34 +271,60 @@ void read_hardware(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   const Gpu& gpu = *s.gpu;
   const bool rack = gpu.form == GpuForm::datacentre;
   OwnedTerms& o = s.in.owned;
+  io::PurchaseReport& p = s.purchase;
+  const CountryBuyDefaults cd = country_buy_defaults(p.country, rack);
+  const std::string converted = "US x FX (!)";
   s.in.horizon_months = horizon_months(f.horizon);
+  double list = 0;
+  std::string basis = "--gpu-price";
   if (!f.gpu_price.empty()) {
-    o.gpu_price = money_flag("--gpu-price", f.gpu_price, {"gpu"}, run);
-    if (!(o.gpu_price > 0)) bad_flag("--gpu-price", "must be positive");
+    list = money_flag("--gpu-price", f.gpu_price, {"gpu"}, run);
+    if (!(list > 0)) bad_flag("--gpu-price", "must be positive");
   } else if (gpu.price_usd) {
-    o.gpu_price = usd(*gpu.price_usd);
-    note_default(gpu.id + " at its catalog list price " + money(o.gpu_price, cur, 0), "--gpu-price");
+    list = usd(*gpu.price_usd);
+    basis = cd.street_prices_sourced ? "catalog list" : "US list x FX (!)";
+    note_default(gpu.id + " at its " + (cd.street_prices_sourced ? "" : "US ") + "catalog list price " + money(list, cur, 0), "--gpu-price");
+    if (!cd.street_prices_sourced)
+      p.warnings.push_back("no " + p.country + " street price of " + gpu.id + " was found in a public source: it is priced at its US list price (" +
+                           money(*gpu.price_usd, "USD", 0) + " = " + money(list, cur, 0) + "); pass --gpu-price with a local quote");
   } else {
     bad_flag("--gpu-price", gpu.id + " has no purchase price in the catalog: pass --gpu-price (per GPU, e.g. --gpu-price 25000)");
   }
+  p.lines.push_back(purchase_line("GPU", basis, list, !f.gpu_price.empty(), f.hs_code.empty() ? "8473 30" : f.hs_code, f.customs_duty, f, cd, run));
+  o.gpu_price = p.lines.back().cost.total;
   o.gpus_per_build = rack ? td::kGpusPerBuildDatacentre : td::kGpusPerBuildConsumer;
   if (!f.gpus_per_build.empty()) {
     auto g = parse_int(f.gpus_per_build, 1, 64);
     if (!g) bad_flag("--gpus-per-build", g.error);
     o.gpus_per_build = static_cast<int>(*g.value);
   }
+  double rest = 0;
+  basis = "--rest-of-machine";
   if (!f.rest_of_machine.empty()) {
-    o.rest_of_machine_per_build = money_flag("--rest-of-machine", f.rest_of_machine, {"build"}, run);
+    rest = money_flag("--rest-of-machine", f.rest_of_machine, {"build"}, run);
   } else if (rack) {
-    o.rest_of_machine_per_build = td::kRestOfMachineDatacentreShare * o.gpus_per_build * o.gpu_price;
-    note_default("rest of machine " + money(o.rest_of_machine_per_build, cur, 0) + " per " + std::to_string(o.gpus_per_build) +
+    rest = td::kRestOfMachineDatacentreShare * o.gpus_per_build * p.lines.front().cost.pre_tax;  // of the GPUs before tax
+    basis = "12.5% of GPUs";
+    note_default("rest of machine " + money(rest, cur, 0) + " per " + std::to_string(o.gpus_per_build) +
                      "-GPU build: network and cabling only (12.5% of the GPUs), no server host",
                  "--rest-of-machine");
     s.notes.push_back("the data-centre rest-of-machine default covers network and cabling only; add the server host with --rest-of-machine (the cited 8xH100 node is 300-350k USD all-in)");
   } else {
-    o.rest_of_machine_per_build = usd(td::kRestOfMachineConsumerUsd);
-    note_default("rest of machine " + money(o.rest_of_machine_per_build, cur, 0) + " per " + std::to_string(o.gpus_per_build) + "-GPU build",
-                 "--rest-of-machine");
+    rest = usd(td::kRestOfMachineConsumerUsd);
+    basis = p.country == "US" ? "desk-side parts" : converted;
+    note_default("rest of machine " + money(rest, cur, 0) + " per " + std::to_string(o.gpus_per_build) + "-GPU build", "--rest-of-machine");
+    if (p.country != "US")
+      p.warnings.push_back("no " + p.country + " price of the rest of a desk-side build was found: it is the US figure (" +
+                           money(td::kRestOfMachineConsumerUsd, "USD", 0) + ") converted; pass --rest-of-machine");
+  }
+  p.lines.push_back(purchase_line("rest of build", basis, rest, !f.rest_of_machine.empty(), "", "", f, cd, run));
+  o.rest_of_machine_per_build = p.lines.back().cost.total;
+  if (cd.hardware_gst) {
+    p.gst_rate = cd.hardware_gst->value;
+    p.sources.push_back("GST: " + cd.hardware_gst->source);
+    p.sources.push_back("import duty: " + cd.import_source);
+    if (run.spec.bill.input_tax_credit)
+      s.notes.push_back("--input-tax-credit: GST/IGST on hardware and rent comes back as credit; customs duty does not");
   }
 }
 
@@ -270,10 +338,20 @@ void read_running_costs(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   const bool rack = gpu.form == GpuForm::datacentre;
   OwnedTerms& o = s.in.owned;
   o.tdp_watts = gpu.tdp_watts;
+  io::PurchaseReport& p = s.purchase;
   if (!f.power_price.empty()) o.power_price_per_kwh = money_flag("--power-price", f.power_price, {"kwh"}, run);
   else {
-    o.power_price_per_kwh = usd(rack ? td::kPowerPriceDatacentreUsdPerKwh : td::kPowerPriceConsumerUsdPerKwh);
+    // The buyer's country's tariff in its own currency (India: MERC's INR figure, not a
+    // converted US one); a country without one gets the US figure, with a warning.
+    const SourcedValue pw = country_buy_defaults(p.country, rack).power_price_per_kwh;
+    o.power_price_per_kwh = to_display(pw.value, pw.currency, run, SourceLocation{});
     note_default("power " + money(o.power_price_per_kwh, cur, 3) + "/kWh", "--power-price");
+    p.sources.insert(p.sources.begin(), "power: " + pw.source);
+    if (!pw.converted_from.empty())
+      p.warnings.push_back("no " + p.country + " power tariff is sourced: power is the US figure (" + money(pw.value, pw.currency, 3) +
+                           "/kWh) converted; pass --power-price");
+    const std::string note = country_buy_defaults(p.country, rack).power_note;
+    if (!note.empty()) s.notes.push_back(note);
   }
   auto fraction_or = [&](const std::string& text, const char* flag, double min, double max, const char* example, double dflt,
                          const std::string& what) {
@@ -297,6 +375,9 @@ void read_running_costs(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   else {
     o.colo_per_kw_month = usd(rack ? td::kColoDatacentreUsdPerKwMonth : td::kColoConsumerUsdPerKwMonth);
     if (o.colo_per_kw_month > 0) note_default("colocation " + money(o.colo_per_kw_month, cur, 0) + "/kW/month", "--colo");
+    if (o.colo_per_kw_month > 0 && p.country != "US")
+      p.warnings.push_back("no " + p.country + " colocation fee was found: it is the US figure (" + money(td::kColoDatacentreUsdPerKwMonth, "USD", 0) +
+                           "/kW/month) converted; pass --colo");
   }
   if (!f.ops_hours.empty()) {
     auto h = parse_count(f.ops_hours);
@@ -315,6 +396,8 @@ void read_running_costs(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
 RunInputs rent_bill(const BuyVsRentFlags& f, const RunSettings& run) {
   RunInputs bill;
   bill.tax_rate = run.spec.bill.tax_rate;
+  bill.tax_basis = run.spec.bill.tax_basis;
+  bill.input_tax_credit = run.spec.bill.input_tax_credit;
   bill.preemptions_per_hour = run.spec.bill.preemptions_per_hour;
   bill.restart_seconds = run.spec.bill.restart_seconds;
   bill.max_restarts = INT_MAX;  // a month of work, not one job: no cap
@@ -406,7 +489,7 @@ void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   else s.rented_gpu = rented_gpu_for(*s.gpu, pricing);
   if (s.rented_gpu != s.gpu) note_equivalent(s, pinned != nullptr);
   rent.offers = pinned ? std::vector<RentOffer>{rent_offer(*pinned_provider, *pinned, run)}
-                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing, run), pricing, n, bill.tax_rate);
+                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing, run), pricing, n, bill);
   if (!option_cost(0, n, s.in.demand, s.in.owned, rent, s.in.horizon_months).feasible)
     bad_flag("--pricing", "on spot the work is preempted faster than it can progress on " + rent.offers.front().offer->key() +
                               "; lower --preemptions-per-hour or rent on-demand");
@@ -418,7 +501,7 @@ void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   s.spot.offers.clear();
   if (pricing != Pricing::spot) {
     if (pinned && pinned->price(Pricing::spot)) s.spot.offers = {rent_offer(*pinned_provider, *pinned, run)};
-    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot, run), Pricing::spot, n, bill.tax_rate);
+    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot, run), Pricing::spot, n, bill);
   }
   for (Pricing term : {Pricing::reserved_1y, Pricing::reserved_3y}) {
     std::vector<RentOffer> set;
@@ -430,9 +513,39 @@ void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
 
 }  // namespace
 
-BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f) {
+// The buyer's country: --country, else India when money is shown in INR, else the US; the
+// display currency follows it unless --currency says otherwise.
+void read_country(BuyVsRentFlags& f, io::PurchaseReport& p) {
+  if (!f.country.empty()) {
+    p.country = country_code_of(f.country);
+    if (p.country.empty()) bad_flag("--country", "expected a two-letter ISO code such as IN, got \"" + f.country + "\"");
+    p.country_from = "--country";
+  } else if (lower(f.run.currency) == "inr") {
+    p.country = "IN";
+    p.country_from = "--currency INR";
+  } else {
+    p.country = "US";
+    p.country_from = "default";
+  }
+  if (f.run.currency.empty()) f.run.currency = p.country == "IN" ? "INR" : "USD";
+  const bool taxed = country_buy_defaults(p.country, false).hardware_gst.has_value();
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--purchase", &f.purchase}, {"--hs-code", &f.hs_code}, {"--customs-duty", &f.customs_duty}})
+    if (!value->empty() && !taxed) bad_flag(flag, "hardware GST and import duty are modelled for --country IN only (buyer: " + p.country + ")");
+}
+
+BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
+  BuyVsRentFlags f = flags;
   BuyVsRentSetup s;
+  read_country(f, s.purchase);
   s.run = build_run_settings(f.run, Workload{});
+  s.purchase.basis = s.run.spec.bill.tax_basis;
+  s.purchase.input_tax_credit = s.run.spec.bill.input_tax_credit;
+  // Both sides on one basis: a buyer in India pays GST on rented hours as on hardware, whatever
+  // tax the sheet lists (a foreign sheet lists none); --tax overrides, input-tax credit recovers.
+  if (const auto gst = country_buy_defaults(s.purchase.country, false).rent_gst; gst && f.run.tax.empty()) {
+    s.run.spec.bill.tax_rate = gst->value;
+    s.purchase.sources.push_back("rent GST: " + gst->source);
+  }
   s.gpu = &resolve_gpu(f.gpu);
   s.in.uncertainty_rule = td::kUncertaintyRule;
   read_demand(f, s);

@@ -12,6 +12,7 @@
 #include "cli/run_flags.hpp"
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/tco.hpp"
+#include "io/purchase_report.hpp"
 
 namespace gpuplan::cli {
 
@@ -20,6 +21,9 @@ struct BuyVsRentFlags {
   std::string gpu_price, rest_of_machine, power_price, load_factor, idle_power, pue, maintenance, failure_rate,
       colo, ops_hours, engineer_rate, resale, financing, checkpoint_time = "0s";
   std::string gpus_per_build;
+  // The buyer: --country picks the purchase defaults (IN: Indian power, GST and import duty);
+  // --purchase import|incl-gst|excl-gst, --hs-code and --customs-duty say how hardware is bought.
+  std::string country, purchase, hs_code, customs_duty;
   RunFlags run;  // --pricing, --currency, --fx, --tax, --preemptions-per-hour, --restart-time
 };
 
@@ -37,6 +41,7 @@ struct BuyVsRentSetup {
   std::vector<std::string> defaults;  // "power 0.16 USD/kWh (--power-price)" for each default used
   std::vector<std::string> notes;     // what the reader must know about the inputs
   bool ops_counted = false;
+  io::PurchaseReport purchase;        // the buyer's country, hardware taxes and duty, warnings
   RentTerms spot;                     // the same GPU on spot, for comparison (no offers: none listed)
   // Reserved commitments: the offers each term is checked on (the --offer's own, else every
   // offer of the rented GPU with that term).

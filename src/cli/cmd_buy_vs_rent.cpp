@@ -2,6 +2,7 @@
 // break-even, payback, the hybrid curve (own a baseline, burst to the cloud), reserved
 // commitments, sensitivity with flip points, and cumulative cost over the horizon. The decisions
 // are analyse_tco (src/core/tco_analysis.cpp); rendering is src/io/tco_render.cpp.
+#include <algorithm>
 #include <memory>
 
 #include "cli/buy_vs_rent_inputs.hpp"
@@ -38,9 +39,22 @@ void run_buy_vs_rent(const BuyVsRentFlags& f) {
   const std::vector<std::string> reasons = io::tco_reasons(s.in, a, c);
   Report r;
   r.json = io::tco_json(s.in, a, c, reasons);
+  r.json["purchase"] = io::purchase_json(s.purchase);
+  r.json["warnings"] = s.purchase.warnings;
   if (output_format() == Format::csv) r.tables.push_back(io::tco_series_table(s.in, a, c));  // CSV prints the first table
   for (auto& t : io::tco_tables(s.in, a, c, reasons)) r.tables.push_back(std::move(t));
-  r.notes = s.notes;
+  // The purchase lines right after the verdict and monthly tables, when there is tax, duty or
+  // a stand-in figure to show (a US buyer at list prices has neither).
+  if (s.purchase.gst_rate > 0 || !s.purchase.warnings.empty())
+    r.tables.insert(r.tables.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(r.tables.size()), output_format() == Format::csv ? 3 : 2),
+                    io::purchase_table(s.purchase, c.currency));
+  for (const auto& w : s.purchase.warnings) {
+    warn(w);
+    r.notes.push_back("warning: " + w);
+  }
+  if (!s.purchase.warnings.empty()) r.notes.push_back("(!) = no figure for " + s.purchase.country + " was found: a US one converted at the exchange rate stands in");
+  for (const auto& n : s.notes) r.notes.push_back(n);
+  for (const auto& src : s.purchase.sources) r.notes.push_back("source of the " + s.purchase.country + " default " + src);
   if (!s.defaults.empty()) {
     std::string line = "defaults used (override with the flag; sources in README \"Buy or rent\"): ";
     for (std::size_t i = 0; i < s.defaults.size(); ++i) line += (i ? ", " : "") + s.defaults[i];
@@ -61,6 +75,7 @@ void setup_buy_vs_rent(CLI::App& app) {
   gpuplan buy-vs-rent --gpu h100-sxm --count 8 --utilization 70% --gpu-price 25000 --rest-of-machine 100000
   gpuplan buy-vs-rent --gpu rtx-4090 --demand usage.csv --offer runpod/rtx-4090-x1 --horizon 2y
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --currency INR --power-price 8INR/kWh
+  gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --country IN --input-tax-credit
 
 Demand files: CSV "day,gpu_hours" (or week, gpus) with one row per period, dates or running
 numbers without gaps; or YAML "period: day" and a "gpu_hours:" (or "gpus:") list.)");

@@ -16,6 +16,10 @@ std::string arch_problem(const ModelArch& m) {
     return "kv_heads x head_dim = " + std::to_string(width(m.kv_heads, m.head_dim)) + " exceeds " + limit;
   if (m.hidden_size > kMaxModelWidth || m.intermediate_size > kMaxModelWidth)
     return "hidden_size and intermediate_size must be at most " + limit;
+  // MLA's projections (layer_shapes) are heads x (nope + v) and heads x v wide.
+  if (m.mla() && (width(m.attention_heads, m.qk_nope_head_dim + m.v_head_dim) > kMaxModelWidth ||
+                  static_cast<std::int64_t>(m.kv_lora_rank) + m.qk_rope_head_dim > kMaxModelWidth || m.q_lora_rank > kMaxModelWidth))
+    return "attention_heads x (qk_nope_head_dim + v_head_dim) and kv_lora_rank + qk_rope_head_dim must be at most " + limit;
   const double total = count_params(m).total();
   if (!(total <= kMaxModelParams)) {
     char buf[64];
@@ -100,7 +104,19 @@ ParamCounts count_params(const ModelArch& m) {
 
   c.linear_weights = L * attn_weights + dense_layers * mlp_w(dense_width) + moe_layers * per_layer_experts * mlp_weights;
   c.active = c.total() - moe_layers * (experts - active_experts) * (mlp_weights + mlp_bias);
+  c.routed_experts = moe_layers * (m.experts > 0 ? m.experts : 0) * (mlp_weights + mlp_bias);
   return c;
+}
+
+int moe_layers(const ModelArch& m) { return m.experts > 0 ? std::max(0, m.layers - m.first_dense_layers) : 0; }
+
+double attention_macs_per_token(const ModelArch& m, double context) {
+  const double qk = m.mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.head_dim;
+  const double v = m.mla() ? m.v_head_dim : m.head_dim;
+  const double per_token_layer = static_cast<double>(m.attention_heads) * (qk + v);
+  if (m.sliding_window <= 0 || context <= m.sliding_window) return m.layers * per_token_layer * context;
+  const int global = m.global_every > 0 ? m.layers / m.global_every : 0;
+  return per_token_layer * (global * context + (m.layers - global) * static_cast<double>(m.sliding_window));
 }
 
 double kv_cache_values(const ModelArch& m, double context) {

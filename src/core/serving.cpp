@@ -60,7 +60,7 @@ double achieved_flops(const Gpu& gpu, const ServingConfig& c) {
 
 // Attention FLOPs per token attending to `context` tokens: QK^T and AV, 2 FLOPs per MAC.
 double attention_flops(const ModelArch& m, double context) {
-  return 4.0 * m.layers * static_cast<double>(m.attention_heads) * m.head_dim * context;
+  return 2.0 * attention_macs_per_token(m, context);
 }
 
 // Two all-reduces per layer of `tokens` hidden states.
@@ -169,11 +169,12 @@ double decode_weight_bytes(const ModelArch& m, const ParamCounts& pc, const Serv
   const double linear_bytes = native ? other_bytes : bytes_per_weight(w.weight_format, w.double_quant);
   // The embedding table is looked up one row per token, not read (a tied table is read as the head).
   if (!m.tied_embeddings) bytes -= pc.embedding * other_bytes / tp;
-  // An MoE step reads only the experts its tokens route to: E * (1 - (1 - k/E)^batch) of them.
+  // An MoE step reads only the routed experts its tokens go to: E * (1 - (1 - k/E)^batch) of
+  // them; dense first layers and shared experts are read whole.
   if (m.experts > 0 && m.experts_per_token > 0) {
     const double share = static_cast<double>(m.experts_per_token) / m.experts;
     const double touched = 1.0 - std::pow(1.0 - std::min(1.0, share), std::max(1.0, batch));
-    bytes -= pc.mlp * linear_bytes / tp * (1.0 - touched);
+    bytes -= pc.routed_experts * linear_bytes / tp * (1.0 - touched);
   }
   return std::max(0.0, bytes);
 }

@@ -102,8 +102,9 @@ double peak_tflops(const Gpu& gpu, Precision p) {
 TokenFlops training_flops_per_token(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
   const double n = matmul_params(m, pc);
   // PaLM's attention term: 12·L·H·Q·T for forward + backward (6·L·H·Q·T forward, causal mask
-  // not discounted, as the published MFU figures count it).
-  const double attn = 12.0 * m.layers * m.attention_heads * m.head_dim * static_cast<double>(w.seq_len);
+  // not discounted, as the published MFU figures count it): 6 x the multiply-adds of scores and
+  // values, which with MLA's unequal widths or sliding windows are not 2·H·Q·T per layer.
+  const double attn = 6.0 * attention_macs_per_token(m, static_cast<double>(w.seq_len));
   TokenFlops f;
   f.model = 6.0 * n + attn;
   // A frozen base skips its weight gradients (2N of the 4N backward); LoRA's adapters are
@@ -186,6 +187,8 @@ MicroComm micro_batch_comm(const ModelArch& m, const Workload& w, const Layout& 
     // recomputed forward): each token's hidden state goes to experts_per_token experts, all but
     // 1/ep of them on other GPUs, and those beyond the node through its NICs.
     const double bytes = act * std::max(1, m.experts_per_token) / o.tp;
+    // Only MoE layers exchange tokens: DeepSeek-V3's first three dense layers do not.
+    const double moe_share = m.layers > 0 ? static_cast<double>(moe_layers(m)) / m.layers : 1.0;
     const int local = std::clamp(o.per_node / (o.tp * o.cp), 1, ep);
     double t = 0;
     if (local > 1 && l.intra_node_gbps > 0) t = bytes * (local - 1.0) / ep / (l.intra_node_gbps * 1e9 * k.link_efficiency);
@@ -193,7 +196,7 @@ MicroComm micro_batch_comm(const ModelArch& m, const Workload& w, const Layout& 
       const double inter = l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps;
       t = std::max(t, o.per_node * bytes * (ep - local) / ep / (inter * 1e9 * k.link_efficiency));
     }
-    c.ep = layers * (w.checkpointing == Checkpointing::full ? 6.0 : 4.0) * t;
+    c.ep = layers * moe_share * (w.checkpointing == Checkpointing::full ? 6.0 : 4.0) * t;
   }
   if (o.cp > 1) {
     // Each GPU's K and V chunk goes round the CP ring: once forward, and K, V plus their
@@ -222,9 +225,11 @@ DpComm data_parallel_comm(const ModelArch& m, const ParamCounts& pc, const Workl
                           const Links& l, const TimeConstants& k) {
   DpComm c;
   const double split = static_cast<double>(o.tp) * o.pp;
-  // With expert parallelism each GPU holds (and reduces) 1/ep of the experts.
+  // With expert parallelism each GPU holds (and reduces) 1/ep of the routed experts; dense
+  // layers' MLPs and shared experts are replicated like attention.
   const int ep = std::max(1, w.expert_parallel);
-  const double experts_kept = m.experts > 0 && ep > 1 && pc.total() > 0 ? 1.0 - pc.mlp * (1.0 - 1.0 / ep) / pc.total() : 1.0;
+  const double experts_kept =
+      m.experts > 0 && ep > 1 && pc.total() > 0 ? 1.0 - pc.routed_experts * (1.0 - 1.0 / ep) / pc.total() : 1.0;
   const double trainable = trainable_params(m, pc, w) / split * experts_kept;
   const double grad_bytes = trainable * (w.precision == Precision::fp32 || is_lora(w.method) ? 4.0 : 2.0);
   const Group g = o.dp_group();

@@ -60,16 +60,82 @@ struct ConfigReader {
 
 }  // namespace
 
-ModelArch parse_hf_config(const std::string& text, const std::string& path) {
-  const json j = parse_json_strict(text, path, "config.json", 64);
-  if (!j.is_object()) throw InputError({path, 1, 1}, "", "expected a JSON object (a Hugging Face config.json)");
-  static const std::set<std::string> kSupported = {"llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2", "phi3", "gpt2", "falcon"};
-  if (!j.contains("model_type") || !j["model_type"].is_string())
-    throw InputError({path, 1, 1}, "model_type", "missing (expected one of: llama, mistral, mixtral, qwen2, gemma, gemma2, phi3, gpt2, falcon)");
-  const std::string type = j["model_type"];
-  if (!kSupported.count(type))
-    throw InputError(locate_key(text, path, "model_type"), "model_type",
-                     "unsupported model_type \"" + quote_input(type) + "\" (supported: llama, mistral, mixtral, qwen2, gemma, gemma2, phi3, gpt2, falcon)");
+namespace {
+
+// Gemma 3's local:global layout: layer_types lists each layer ("sliding_attention" or
+// "full_attention"); older configs give sliding_window_pattern N (N-1 local, then one global).
+// Returns N (every Nth layer global), or 0 when every layer is local, -1 when the layout is not
+// one global every N layers.
+int global_every_of(const ConfigReader& r) {
+  if (const json* lt = r.find({"layer_types"})) {
+    if (!lt->is_array()) throw InputError(locate_key(r.text, r.path, "layer_types"), "layer_types", "expected a list of layer kinds");
+    std::vector<int> globals;
+    for (std::size_t i = 0; i < lt->size(); ++i) {
+      const json& v = (*lt)[i];
+      if (!v.is_string()) throw InputError(locate_key(r.text, r.path, "layer_types"), "layer_types", "expected strings, got " + quote_input(v.dump()));
+      if (v.get<std::string>() == "full_attention") globals.push_back(static_cast<int>(i));
+    }
+    if (globals.empty()) return 0;
+    const int every = globals.front() + 1;
+    if (globals.size() != lt->size() / static_cast<std::size_t>(every)) return -1;
+    for (std::size_t k = 0; k < globals.size(); ++k)
+      if (globals[k] != static_cast<int>((k + 1) * every - 1)) return -1;
+    return every;
+  }
+  return static_cast<int>(r.opt_int({"sliding_window_pattern"}, 1, 1 << 20).value_or(0));
+}
+
+// The features of current models: QK-norm, sliding windows, MoE with shared experts and dense
+// first layers, and multi-head latent attention (docs/catalog-format.md, `models:`).
+void read_current_features(const ConfigReader& r, const std::string& type, ModelArch& m) {
+  constexpr std::int64_t kDim = 1 << 20;
+  const bool qwen3 = type == "qwen3" || type == "qwen3_moe";
+  const bool gemma3 = type == "gemma3_text";
+  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3";
+  m.qk_norm = qwen3 || gemma3;  // both models' attention has q_norm and k_norm (no config key)
+  if (gemma3) m.norms_per_layer = 4;
+  // A window counts when the config turns it on: Qwen's use_sliding_window is false in every
+  // published Qwen3 config, whose sliding_window is null or unused.
+  const bool window_on = gemma3 || r.opt_bool("use_sliding_window").value_or(false);
+  if (window_on) {
+    if (const auto w = r.opt_int({"sliding_window"}, 1, std::int64_t{1} << 30); w && *w < m.max_context) {
+      m.sliding_window = static_cast<int>(*w);
+      const int every = global_every_of(r);
+      if (every < 0) throw InputError(locate_key(r.text, r.path, "layer_types"), "layer_types", "only one global layer every N layers is modelled");
+      m.global_every = every;
+    }
+  }
+  if (type == "qwen3_moe") {
+    m.experts = static_cast<int>(r.integer({"num_experts"}, 1, 4096));
+    m.experts_per_token = static_cast<int>(r.integer({"num_experts_per_tok"}, 1, m.experts));
+    m.intermediate_size = static_cast<int>(r.integer({"moe_intermediate_size"}, 1, kDim));
+    if (const json* only = r.find({"mlp_only_layers"}); only && !(only->is_array() && only->empty()))
+      throw InputError(locate_key(r.text, r.path, "mlp_only_layers"), "mlp_only_layers", "dense layers among MoE layers are not modelled");
+  }
+  if (deepseek) {
+    m.experts = static_cast<int>(r.integer({"n_routed_experts"}, 1, 4096));
+    m.experts_per_token = static_cast<int>(r.integer({"num_experts_per_tok"}, 1, m.experts));
+    m.shared_experts = static_cast<int>(r.opt_int({"n_shared_experts"}, 0, 64).value_or(0));
+    m.dense_intermediate_size = m.intermediate_size;
+    m.intermediate_size = static_cast<int>(r.integer({"moe_intermediate_size"}, 1, kDim));
+    m.first_dense_layers = static_cast<int>(r.opt_int({"first_k_dense_replace"}, 0, m.layers).value_or(0));
+    if (r.opt_int({"moe_layer_freq"}, 1, 1 << 20).value_or(1) != 1)
+      throw InputError(locate_key(r.text, r.path, "moe_layer_freq"), "moe_layer_freq", "only 1 (every layer after the dense ones is MoE) is modelled");
+    // V3 gates with a per-expert score-correction bias (topk_method noaux_tc); V2 has none.
+    m.router_bias = type == "deepseek_v3";
+    m.q_lora_rank = static_cast<int>(r.opt_int({"q_lora_rank"}, 1, kDim).value_or(0));
+    m.kv_lora_rank = static_cast<int>(r.integer({"kv_lora_rank"}, 1, kDim));
+    m.qk_nope_head_dim = static_cast<int>(r.integer({"qk_nope_head_dim"}, 1, 65536));
+    m.qk_rope_head_dim = static_cast<int>(r.integer({"qk_rope_head_dim"}, 1, 65536));
+    m.v_head_dim = static_cast<int>(r.integer({"v_head_dim"}, 1, 65536));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+ModelArch parse_arch(const json& j, const std::string& text, const std::string& path, const std::string& type) {
   ConfigReader r{j, text, path};
   constexpr std::int64_t kDim = 1 << 20;
   ModelArch m;
@@ -116,7 +182,7 @@ ModelArch parse_hf_config(const std::string& text, const std::string& path) {
     m.qkv_bias = type == "qwen2" || r.opt_bool("attention_bias").value_or(false);
     m.o_bias = r.opt_bool("attention_bias").value_or(false);
     m.mlp_bias = r.opt_bool("mlp_bias").value_or(false);
-    const bool tied_default = type == "gemma" || type == "gemma2";
+    const bool tied_default = type == "gemma" || type == "gemma2" || type == "gemma3_text";
     m.tied_embeddings = r.opt_bool("tie_word_embeddings").value_or(tied_default);
     m.max_context = r.opt_int({"max_position_embeddings"}, 1, std::int64_t{1} << 30).value_or(4096);
     if (type == "mixtral") {
@@ -125,14 +191,52 @@ ModelArch parse_hf_config(const std::string& text, const std::string& path) {
     }
   }
   m.vocab_size = static_cast<int>(r.integer({"vocab_size"}, 1, 1 << 24));
+  read_current_features(r, type, m);
   if (m.attention_heads % m.kv_heads != 0)
     throw InputError(locate_key(text, path, "num_key_value_heads"), "num_key_value_heads", "must divide num_attention_heads");
   m.head_dim = static_cast<int>(r.opt_int({"head_dim"}, 1, 65536).value_or(m.hidden_size / m.attention_heads));
+  // MLA's query/key head is the no-position part plus the rotary part (DeepSeek: 128 + 64).
+  if (m.mla()) m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
   if (m.head_dim <= 0) throw InputError({path, 1, 1}, "hidden_size", "smaller than num_attention_heads");
+  return m;
+}
+
+}  // namespace
+
+namespace {
+
+// Checks the shape and counts its parameters.
+ModelArch finish(ModelArch m, const std::string& /*text*/, const std::string& path) {
   const std::string problem = arch_problem(m);
   if (!problem.empty()) throw InputError({path, 0, 0}, "", problem);
   m.published_params = static_cast<std::int64_t>(std::llround(count_params(m).total()));
   return m;
+}
+
+}  // namespace
+
+ModelArch parse_hf_config(const std::string& text, const std::string& path) {
+  const json j = parse_json_strict(text, path, "config.json", 64);
+  if (!j.is_object()) throw InputError({path, 1, 1}, "", "expected a JSON object (a Hugging Face config.json)");
+  static const std::set<std::string> kSupported = {"llama",  "mistral",     "mixtral",   "qwen2",     "qwen3",      "qwen3_moe",
+                                                   "gemma",  "gemma2",      "gemma3",    "gemma3_text", "deepseek_v2", "deepseek_v3",
+                                                   "phi3",   "gpt2",        "falcon"};
+  const char* kList = "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, deepseek_v2, deepseek_v3, phi3, gpt2, falcon";
+  if (!j.contains("model_type") || !j["model_type"].is_string())
+    throw InputError({path, 1, 1}, "model_type", std::string("missing (expected one of: ") + kList + ")");
+  const std::string type = j["model_type"];
+  if (!kSupported.count(type))
+    throw InputError(locate_key(text, path, "model_type"), "model_type",
+                     "unsupported model_type \"" + quote_input(type) + "\" (supported: " + kList + ")");
+  // Gemma 3's multimodal checkpoints (4B and up) keep the language model under text_config.
+  if (type == "gemma3" && j.contains("text_config") && j["text_config"].is_object()) {
+    ModelArch m = parse_arch(j["text_config"], text, path, "gemma3_text");
+    m.family = type;
+    return finish(m, text, path);
+  }
+  ModelArch m = parse_arch(j, text, path, type == "gemma3" ? "gemma3_text" : type);
+  m.family = type;
+  return finish(m, text, path);
 }
 
 ModelArch read_hf_config(const std::string& path) { return parse_hf_config(read_file(path, 16u << 20), path); }
