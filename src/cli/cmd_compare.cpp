@@ -9,7 +9,7 @@
 #include "cli/model_source.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
-#include "io/offer_report.hpp"
+#include "io/compare_report.hpp"
 #include "io/shipped_data.hpp"
 
 namespace gpuplan::cli {
@@ -54,80 +54,32 @@ Sheets load_sheets(const std::vector<std::string>& paths) {
   return s;
 }
 
-// Side by side: each sheet's best offer, and how far the others are from the best.
-void add_sheet_table(const std::vector<std::string>& paths, const Sheets& sheets, const OfferSet& set, const RunSettings& run,
-                     Report& r) {
-  io::Table side;
-  side.title = "Sheets side by side (best offer of each)";
-  side.columns = {"sheet", "provider", "offer", "per_1M_tok", "total", "vs best"};
-  side.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::right};
-  r.json["sheets"] = nlohmann::json::array();
-  const PricedOffer* best = set.priced.empty() ? nullptr : &set.priced.front();
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    const auto& ids = sheets.providers[i];
-    const auto it = std::find_if(set.priced.begin(), set.priced.end(), [&](const PricedOffer& p) {
-      return std::find(ids.begin(), ids.end(), p.provider->id) != ids.end();
-    });
-    if (it == set.priced.end()) {
-      side.rows.push_back({paths[i], ids.front(), "-", "-", "-", "nothing fits"});
-      r.json["sheets"].push_back({{"sheet", paths[i]}, {"best", nullptr}});
-      continue;
-    }
-    const double diff = best ? it->sort_cost() - best->sort_cost() : 0;
-    const double pct = best && best->sort_cost() > 0 ? 100 * diff / best->sort_cost() : 0;
-    side.rows.push_back({paths[i], it->provider->id, it->offer->id, num(it->per_million_tokens, 2), it->total ? num(*it->total, 2) : "-",
-                         diff == 0 ? "best" : "+" + num(diff, 2) + " (+" + num(pct, 0) + "%)"});
-    r.json["sheets"].push_back({{"sheet", paths[i]}, {"best", io::offer_json(*it, run)}, {"difference", diff}});
-  }
-  r.tables.push_back(side);
-}
-
-void add_outcome_notes(const CompareFlags& f, const OfferSet& set, const RunSettings& run, Report& r) {
-  if (set.priced.empty()) {
-    r.notes.push_back("no offer can run this job" + std::string(f.explain ? "" : " (--explain lists why)"));
-    exit_code() = 1;
-  } else if ((run.budget || run.spec.bill.deadline_seconds) && !best_offer(set.priced)->meets_limits()) {
-    r.notes.push_back("no offer meets the budget and deadline");
-    exit_code() = 1;
-  }
-  if (!run.has_work()) r.notes.push_back("no run size given (--tokens, --steps or --dataset-tokens): costs are per step and per million tokens");
-  r.notes.push_back(std::to_string(set.priced.size()) + " offers priced, " + std::to_string(set.excluded.size()) + " excluded" +
-                    (f.explain ? "" : " (--explain lists them)") + "; * = on the cost/time Pareto front");
-  if (run.currency != "USD" || run.fx.as_of == "--fx") r.notes.push_back("exchange rates as of " + run.fx.as_of);
-}
-
 void run_compare(const CompareFlags& f) {
   const ResolvedModel rm = resolve_model(f.workload.model);
   const ModelArch& m = rm.arch;
-  const Workload w = build_workload(f.workload, m);
-  RunSettings run = build_run_settings(f.run, w);
-  run.spec.gpus_fixed = f.workload.gpus_given;
+  io::CompareReport cr;
+  cr.model_id = m.id;
+  cr.model_name = m.name;
+  cr.model_source = rm.source;
+  cr.assumptions = rm.assumptions;
+  cr.sort = f.sort;
+  cr.workload = build_workload(f.workload, m);
+  cr.run = build_run_settings(f.run, cr.workload);
+  cr.run.spec.gpus_fixed = f.workload.gpus_given;
+  cr.explain = f.explain;
   if (f.sort != "cost" && f.sort != "time") bad_choice("--sort", f.sort, "cost, time");
   if (f.top < 1) bad_flag("--top", "expected 1 or more");
   const Sheets sheets = f.sheets.empty() ? Sheets{} : load_sheets(f.sheets);
   const Catalog& c = f.sheets.empty() ? catalog() : sheets.catalog;
+  for (std::size_t i = 0; i < f.sheets.size(); ++i) cr.sheets.push_back({f.sheets[i], sheets.providers[i]});
 
-  OfferSet set = evaluate_offers(c, m, count_params(m), w, run, build_offer_filter(f.filter, c));
-  rank_offers(set.priced, f.sort == "time");
-  collapse_regions(set.priced);
-  for (const auto& w : price_warnings(set.priced, run)) warn(w);
-  const std::vector<PricedOffer> shown(set.priced.begin(), set.priced.begin() + std::min<std::ptrdiff_t>(f.top, std::ssize(set.priced)));
-
-  Report r;
-  r.json["model"] = {{"id", m.id}, {"name", m.name}, {"source", rm.source}};
-  r.json["sort"] = f.sort;
-  r.json["currency"] = run.currency;
-  r.json["offers"] = nlohmann::json::array();
-  for (const auto& p : shown) r.json["offers"].push_back(io::offer_json(p, run));
-  r.json["excluded"] = io::excluded_json(set.excluded, run.spec.bill.pricing);
-  const std::string what = m.name + ", " + to_string(w.method) + ", " + to_string(run.spec.bill.pricing);
-  r.tables.push_back(io::offers_table(shown, run, w, "Offers by " + f.sort + ": " + what));
-  if (!f.sheets.empty()) add_sheet_table(f.sheets, sheets, set, run, r);
-  if (f.explain && !set.excluded.empty()) r.tables.push_back(io::excluded_table(set.excluded, run.spec.bill.pricing));
-  for (const auto& n : io::offer_notes(shown, w, run.spec.gpus_fixed, run)) r.notes.push_back(n);
-  add_outcome_notes(f, set, run, r);
-  for (const auto& a : rm.assumptions) r.notes.push_back("assumed: " + a);
-  print_report(r);
+  cr.set = evaluate_offers(c, m, count_params(m), cr.workload, cr.run, build_offer_filter(f.filter, c));
+  rank_offers(cr.set.priced, f.sort == "time");
+  collapse_regions(cr.set.priced);
+  for (const auto& w : price_warnings(cr.set.priced, cr.run)) warn(w);
+  cr.shown.assign(cr.set.priced.begin(), cr.set.priced.begin() + std::min<std::ptrdiff_t>(f.top, std::ssize(cr.set.priced)));
+  if (cr.answer_is_no()) exit_code() = 1;
+  print_report({io::compare_json(cr), io::compare_tables(cr), io::compare_notes(cr), {}});
 }
 
 }  // namespace
