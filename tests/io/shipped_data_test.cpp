@@ -5,6 +5,8 @@
 #include <set>
 
 #include "gpuplan/name_match.hpp"
+#include "io/catalog_blob.hpp"
+#include "io/catalog_json.hpp"
 #include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;
@@ -20,6 +22,20 @@ TEST_CASE("the shipped data loads and the embedded copy matches it", "[data]") {
   CHECK(embedded.gpus.size() == disk.gpus.size());
   CHECK(embedded.models.size() == disk.models.size());
   CHECK(embedded.offer_count() == disk.offer_count());
+  // Field for field, as `--format json` shows them: the compiled-in image is the YAML.
+  CHECK(io::to_json(embedded) == io::to_json(disk));
+}
+
+TEST_CASE("the catalog image reads back to the catalog and refuses a damaged one", "[data]") {
+  const std::string blob = io::catalog_to_blob(shipped());
+  const Catalog back = io::catalog_from_blob(blob.data(), blob.size());
+  CHECK(io::to_json(back) == io::to_json(shipped()));
+  CHECK(back.gpus.front().where.path == shipped().gpus.front().where.path);
+  CHECK_THROWS_AS(io::catalog_from_blob(blob.data(), blob.size() - 1), std::logic_error);
+  CHECK_THROWS_AS(io::catalog_from_blob(blob.data(), 3), std::logic_error);
+  std::string other = blob;
+  other[4] = static_cast<char>(other[4] + 1);  // another image version
+  CHECK_THROWS_AS(io::catalog_from_blob(other.data(), other.size()), std::logic_error);
 }
 
 TEST_CASE("every shipped model counts to its published parameter total", "[data][model]") {
