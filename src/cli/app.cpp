@@ -120,6 +120,7 @@ constexpr Alone kAlone[] = {
 };
 
 void register_for(CLI::App& app, int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) return;  // answered before any command
   if (argc > 1)
     for (const Alone& a : kAlone)
       if (std::strcmp(argv[1], a.name) == 0) return a.setup(app);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "cli/common.hpp"
@@ -25,6 +26,7 @@ struct SpecParser {
   WorkloadFlags workload;
   RunFlags run;
   OfferFlags filter;
+  std::map<std::string, const CLI::Option*> by_flag;  // "--flag" -> its option: CLI11's lookup is a linear scan
   SpecParser() {
     app.allow_extras(false);
     add_workload_options(app, workload);
@@ -33,6 +35,12 @@ struct SpecParser {
     initial_workload = workload;
     initial_run = run;
     initial_filter = filter;
+    for (const CLI::Option* o : app.get_options())
+      for (const auto& n : o->get_lnames()) by_flag.emplace("--" + n, o);
+  }
+  const CLI::Option* option(const std::string& flag) const {
+    const auto it = by_flag.find(flag);
+    return it == by_flag.end() ? nullptr : it->second;
   }
   void reset() {
     app.clear();
@@ -228,7 +236,7 @@ Experiment load_experiment(const std::string& path) {
     }
     std::string normal = key;
     std::replace(normal.begin(), normal.end(), '-', '_');
-    const CLI::Option* opt = parser.app.get_option_no_throw(flag_of(key));
+    const CLI::Option* opt = parser.option(flag_of(key));
     if (!opt || normal == "format" || normal == "catalog") {
       const std::string near = closest_name(normal, known);
       errors.emplace_back(e.where, key, "unknown key" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)"));
