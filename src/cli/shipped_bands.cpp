@@ -4,6 +4,8 @@
 
 #include "cli/common.hpp"
 #include "cli/run_inputs.hpp"
+#include "io/catalog_json.hpp"
+#include "io/shipped_data.hpp"
 
 namespace gpuplan::cli {
 
@@ -24,6 +26,16 @@ std::vector<double> shipped_errors(const std::vector<MeasuredRun>& runs, bool me
   return out;
 }
 
+// The cases look up only GPUs and models: the same ones (wherever they were read from) give the
+// same bands. Compared in their JSON form, the form the embedded catalog was normalised through.
+nlohmann::json gpus_and_models(const Catalog& c) {
+  Catalog only;
+  only.gpus = c.gpus;
+  only.models = c.models;
+  for (Gpu& g : only.gpus) g.where = {};
+  return io::to_json(only);
+}
+
 }  // namespace
 
 void compute_shipped_bands(ShippedBands& b) {
@@ -33,9 +45,11 @@ void compute_shipped_bands(ShippedBands& b) {
 }
 
 const ShippedBands* precomputed_shipped_bands() {
+  const ShippedBands* pre = registered();
+  if (!pre) return nullptr;
   const char* dir = std::getenv("GPUPLAN_DATA_DIR");
-  const bool shipped_catalog = (dir == nullptr || *dir == '\0') && globals().catalogs.empty();
-  return shipped_catalog ? registered() : nullptr;
+  if ((dir == nullptr || *dir == '\0') && globals().catalogs.empty()) return pre;  // the shipped catalog itself
+  return gpus_and_models(catalog()) == gpus_and_models(io::embedded_catalog()) ? pre : nullptr;
 }
 
 void register_shipped_bands(const ShippedBands* bands) { registered() = bands; }

@@ -3,8 +3,8 @@
 // They depend only on the shipped data and the models, so the build computes them once
 // (tools/bandsc.cpp) and the gpuplan executable links the result: pricing 50 measured runs on
 // every `estimate` cost five times the estimate itself. Programs built without the generated
-// file (the tests, bandsc itself) compute them live, as does any run whose catalog is not the
-// shipped one (GPUPLAN_DATA_DIR, --catalog), since the cases' GPUs and models may differ there.
+// file (the tests, bandsc itself) compute them live, as does any run whose catalog's GPUs or
+// models differ from the shipped ones (GPUPLAN_DATA_DIR, --catalog): the cases look those up.
 #include <optional>
 
 #include "gpuplan/calibrate.hpp"

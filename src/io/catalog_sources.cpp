@@ -19,9 +19,11 @@ extern "C" const unsigned long gpuplan_embedded_catalog_size;
 
 namespace gpuplan::io {
 
+Catalog embedded_catalog() { return catalog_from_blob(gpuplan_embedded_catalog, gpuplan_embedded_catalog_size); }
+
 Catalog load_shipped_catalog() {
-  if (const char* dir = std::getenv("GPUPLAN_DATA_DIR"); dir && *dir) return load_data_dir(dir);
-  return catalog_from_blob(gpuplan_embedded_catalog, gpuplan_embedded_catalog_size);
+  if (const char* dir = std::getenv("GPUPLAN_DATA_DIR"); dir && *dir) return load_data_dir_cached(dir, default_cache_dir());
+  return embedded_catalog();
 }
 
 namespace {
