@@ -113,11 +113,15 @@ def main():
             subjects = [s for s in subjects if s[0] in args.only]
         allcmds = floors + subjects
         rss = {}
+        failed = False
         for name, argv, e in allcmds:  # warm the page cache and the data-dir cache; report failures
             _, code = run_once(argv, e)
             if code not in (0, 1):
-                print("warning: %s exited %d" % (" ".join(argv), code), file=sys.stderr)
+                print("error: %s exited %d" % (" ".join(argv), code), file=sys.stderr)
+                failed = True
             rss[name] = peak_rss_kib(argv, e)
+        if failed:
+            sys.exit(1)
         times = {name: [] for name, _, _ in allcmds}
         for r in range(args.runs):
             k = r % len(allcmds)
