@@ -8,7 +8,8 @@ an empty compiled C++ program (`int main(){}`), /bin/true, and `python3 -c pass`
 spawn to exit (posix_spawn + wait4); peak RSS is one extra run under /usr/bin/time.
 
 Usage: bench/speed.py [--gpuplan build/gpuplan] [--runs 21] [--quick] [--only NAME ...]
-  --quick   leaves out the 10,000-spec check and the 1M-row SkyPilot import
+  --quick   leaves out the 10,000-spec check and the 1M-row SkyPilot imports (bench/skypilot_1m.py:
+            100,000 offers, and with --distinct 1,000,000)
 It prints one line per figure and the command that produced it. Nothing here is a test: the
 figures vary with the machine; the README quotes one run of this script.
 """
@@ -105,10 +106,12 @@ def main():
         ]
         if not args.quick:
             write_specs(specs10k, 10000)
-            csv = os.path.join(tmp, "vms_1m.csv")
+            csv, distinct = os.path.join(tmp, "vms_1m.csv"), os.path.join(tmp, "vms_1m_distinct.csv")
             subprocess.run([sys.executable, os.path.join(ROOT, "bench", "skypilot_1m.py"), csv], check=True)
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "skypilot_1m.py"), distinct, "--distinct"], check=True)
             subjects += [("check 10,000 specs", [gp, "check", specs10k, "--quiet"], env),
-                         ("SkyPilot CSV 1M rows", [gp, "providers", "list", "--catalog", csv], env)]
+                         ("SkyPilot 1M rows (100k)", [gp, "catalog", "validate", csv], env),
+                         ("SkyPilot 1M rows (1M)", [gp, "catalog", "validate", distinct], env)]
         if args.only:
             subjects = [s for s in subjects if s[0] in args.only]
         allcmds = floors + subjects
