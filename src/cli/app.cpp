@@ -99,6 +99,34 @@ void print_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char**
   std::fprintf(stderr, "Run '%s --help' for usage.\n", path.c_str());
 }
 
+// A command that can be registered on its own, and the setup that adds it.
+struct Alone {
+  const char* name;
+  void (*setup)(CLI::App&);
+};
+// Building every command's options costs more than most commands' work, so a run whose first
+// argument names one of these builds only that one. Everything else (no command, a flag first,
+// a typo that wants suggestions, --help, the completions and man generators, which walk the
+// whole app) gets the full table. setup_check adds check, diff and schema.
+constexpr Alone kAlone[] = {
+    {"estimate", gpuplan::cli::setup_estimate}, {"compare", gpuplan::cli::setup_compare},
+    {"serve", gpuplan::cli::setup_serve},       {"buy-vs-rent", gpuplan::cli::setup_buy_vs_rent},
+    {"demand", gpuplan::cli::setup_demand},     {"check", gpuplan::cli::setup_check},
+    {"diff", gpuplan::cli::setup_check},        {"schema", gpuplan::cli::setup_check},
+    {"ledger", gpuplan::cli::setup_ledger},     {"report", gpuplan::cli::setup_report},
+    {"plan", gpuplan::cli::setup_plan},         {"calibrate", gpuplan::cli::setup_calibrate},
+    {"gpus", gpuplan::cli::setup_gpus},         {"models", gpuplan::cli::setup_models},
+    {"providers", gpuplan::cli::setup_providers}, {"catalog", gpuplan::cli::setup_catalog},
+};
+
+void register_for(CLI::App& app, int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) return;  // answered before any command
+  if (argc > 1)
+    for (const Alone& a : kAlone)
+      if (std::strcmp(argv[1], a.name) == 0) return a.setup(app);
+  gpuplan::cli::register_commands(app);
+}
+
 // Output that could not be written (a full disk, a closed pipe) is a failure, not exit 0.
 int finish_output(int code) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
@@ -120,7 +148,7 @@ int run(int argc, char** argv) {
   app.footer(kFooter);
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
   app.require_subcommand(1);
-  gpuplan::cli::register_commands(app);
+  register_for(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "cli/common.hpp"
@@ -17,16 +18,49 @@ namespace {
 
 const char* const kMetaKeys[] = {"name", "owner", "team", "approved_by", "max_cost", "description", "profile"};
 
-// The same option definitions as the commands, bound to one experiment's flag structs.
+// The same option definitions as the commands, bound to the parser's own flag structs.
+// Building them costs more than reading a spec, so one parser serves every file: reset()
+// puts the flags back to what registration left them at, and clears CLI11's results.
 struct SpecParser {
   CLI::App app{"experiment"};
-  explicit SpecParser(Experiment& x) {
+  WorkloadFlags workload;
+  RunFlags run;
+  OfferFlags filter;
+  std::map<std::string, const CLI::Option*> by_flag;  // "--flag" -> its option: CLI11's lookup is a linear scan
+  SpecParser() {
     app.allow_extras(false);
-    add_workload_options(app, x.workload);
-    add_run_options(app, x.run);
-    add_offer_filter_options(app, x.filter);
+    add_workload_options(app, workload);
+    add_run_options(app, run);
+    add_offer_filter_options(app, filter);
+    initial_workload = workload;
+    initial_run = run;
+    initial_filter = filter;
+    for (const CLI::Option* o : app.get_options())
+      for (const auto& n : o->get_lnames()) by_flag.emplace("--" + n, o);
   }
+  const CLI::Option* option(const std::string& flag) const {
+    const auto it = by_flag.find(flag);
+    return it == by_flag.end() ? nullptr : it->second;
+  }
+  void reset() {
+    app.clear();
+    workload = initial_workload;
+    run = initial_run;
+    filter = initial_filter;
+  }
+
+ private:
+  WorkloadFlags initial_workload;
+  RunFlags initial_run;
+  OfferFlags initial_filter;
 };
+
+// One per thread: CLI11 apps are not safe to share while parsing.
+SpecParser& spec_parser() {
+  thread_local SpecParser parser;
+  parser.reset();
+  return parser;
+}
 
 std::string flag_of(const std::string& key) {
   std::string f = "--" + key;
@@ -75,8 +109,7 @@ std::vector<std::string> choices_of(const std::string& key) {
 }  // namespace
 
 std::vector<SpecKey> experiment_keys() {
-  Experiment x;
-  SpecParser p(x);
+  SpecParser& p = spec_parser();
   std::vector<SpecKey> keys = {{"name", "Experiment name (default: the file name)", false, false, {"name"}, {}, "TEXT"},
                                {"owner", "User the spend counts against", false, false, {"owner"}, {}, "TEXT"},
                                {"team", "Team the spend counts against", false, false, {"team"}, {}, "TEXT"},
@@ -175,11 +208,14 @@ Experiment load_experiment(const std::string& path) {
   Experiment x;
   x.doc = io::load_flat_yaml(path, "experiment");
   x.name = std::filesystem::path(path).stem().string();
-  SpecParser parser(x);
   std::vector<InputError> errors;
   std::vector<std::string> args;
-  std::vector<std::string> known;
-  for (const SpecKey& k : experiment_keys()) known.push_back(k.key);
+  static const std::vector<std::string> known = [] {
+    std::vector<std::string> keys;
+    for (const SpecKey& k : experiment_keys()) keys.push_back(k.key);
+    return keys;
+  }();
+  SpecParser& parser = spec_parser();
   const std::string dir = std::filesystem::path(path).parent_path().string();
 
   for (const auto& e : x.doc.entries) {
@@ -200,7 +236,7 @@ Experiment load_experiment(const std::string& path) {
     }
     std::string normal = key;
     std::replace(normal.begin(), normal.end(), '-', '_');
-    const CLI::Option* opt = parser.app.get_option_no_throw(flag_of(key));
+    const CLI::Option* opt = parser.option(flag_of(key));
     if (!opt || normal == "format" || normal == "catalog") {
       const std::string near = closest_name(normal, known);
       errors.emplace_back(e.where, key, "unknown key" + (near.empty() ? std::string() : " (did you mean '" + near + "'?)"));
@@ -236,6 +272,9 @@ Experiment load_experiment(const std::string& path) {
         throw InputError(entry.value_where, entry.key, what);
     throw InputError(SourceLocation{path, 1, 1}, "", what);
   }
+  x.workload = parser.workload;
+  x.run = parser.run;
+  x.filter = parser.filter;
   return x;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 
 #include "cli/common.hpp"
 #include "cli/workload_flags.hpp"
@@ -44,17 +45,42 @@ struct WithoutProfile {
   ~WithoutProfile() { globals().profile = saved; }
 };
 
+// estimate's workload flags, built once per thread: building them costs ten times reading a
+// record, and every run prices the shipped cases for its error bars. Each use starts from the
+// flags as registration left them, with CLI11's results cleared.
+struct RecordParser {
+  CLI::App app{"run record"};
+  WorkloadFlags flags;
+  WorkloadFlags initial;
+  std::set<std::string> names;  // every "--flag" spelling: CLI11's own lookup is a linear scan
+  RecordParser() {
+    add_workload_options(app, flags);
+    initial = flags;
+    for (const CLI::Option* o : app.get_options()) {
+      for (const auto& n : o->get_lnames()) names.insert("--" + n);
+      for (const auto& n : o->get_snames()) names.insert("-" + n);
+    }
+  }
+};
+
+RecordParser& record_parser() {
+  thread_local RecordParser p;
+  p.app.clear();
+  p.flags = p.initial;
+  return p;
+}
+
 // The record's settings read as estimate reads its flags.
 Workload record_workload(const io::RunRecord& r, const ModelArch& m, bool& context_given, bool& fragmentation_given) {
   const WithoutProfile no_profile;
-  WorkloadFlags flags;
-  CLI::App app{"run record"};
-  add_workload_options(app, flags);
+  RecordParser& parser = record_parser();
+  CLI::App& app = parser.app;
+  const WorkloadFlags& flags = parser.flags;
   std::vector<std::string> args;
   for (const auto& [flag, value] : r.settings) {
     if (flag == "--model" || flag == "--model-config" || flag == "--safetensors" || flag == "--params")
       throw InputError(r.where, flag.substr(2), "give the model in the record's model fields, not in settings");
-    if (!app.get_option_no_throw(flag)) throw InputError(r.where, flag.substr(2), "not an estimate setting");
+    if (!parser.names.count(flag)) throw InputError(r.where, flag.substr(2), "not an estimate setting");
     args.push_back(flag);
     if (!value.empty()) args.push_back(value);
     context_given = context_given || flag == "--overhead";

@@ -2,22 +2,13 @@
 
 #include "cli/format_values.hpp"
 #include "cli/run_inputs.hpp"
+#include "cli/shipped_bands.hpp"
 
 namespace gpuplan::cli {
 
 namespace {
 
 std::string signed_pct(double e) { return (e >= 0 ? "+" : "") + num(100 * e, 1) + "%"; }
-
-std::vector<double> shipped_errors(const std::vector<MeasuredRun>& runs, bool memory, bool decode) {
-  std::vector<double> out;
-  for (const MeasuredRun& run : runs) {
-    if (!memory && (run.workload.method == Method::inference) != decode) continue;
-    const RunEstimate e = estimate_run(run, Profile{});
-    if (auto x = memory ? e.memory_error() : e.throughput_error()) out.push_back(*x);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -30,9 +21,10 @@ ModelBands model_bands(bool decode) {
     return b;
   }
   b.basis = "shipped measured cases (data/measured/)";
+  ShippedBands s;
   try {
-    b.memory = error_band(shipped_errors(shipped_memory_cases(), true, decode));
-    b.throughput = error_band(shipped_errors(shipped_throughput_cases(), false, decode));
+    if (const ShippedBands* pre = precomputed_shipped_bands()) s = *pre;
+    else compute_shipped_bands(s);
   } catch (const InputErrors& e) {
     // A GPUPLAN_DATA_DIR without data/measured/, or --catalog files that redefine the cases'
     // GPUs or models: the estimate stands, its bars do not.
@@ -40,6 +32,8 @@ ModelBands model_bands(bool decode) {
   } catch (const InputError& e) {
     warn("no error bars: the measured cases did not load (" + std::string(e.what()) + ")");
   }
+  b.memory = s.memory;
+  b.throughput = decode ? s.decode_throughput : s.train_throughput;
   return b;
 }
 

@@ -6,25 +6,24 @@
 
 #include <sys/stat.h>
 
-#include <nlohmann/json.hpp>
 
-#include "io/catalog_json.hpp"
+#include "io/catalog_blob.hpp"
 #include "io/files.hpp"
 #include "io/shipped_data.hpp"
 #include "io/skypilot_csv.hpp"
 #include "io/yaml_catalog.hpp"
 
 // Defined in the generated embedded_catalog.cpp, compiled into the same target.
-extern "C" const char gpuplan_embedded_catalog_json[];
-extern "C" const unsigned long gpuplan_embedded_catalog_json_size;
+extern "C" const char gpuplan_embedded_catalog[];
+extern "C" const unsigned long gpuplan_embedded_catalog_size;
 
 namespace gpuplan::io {
 
+Catalog embedded_catalog() { return catalog_from_blob(gpuplan_embedded_catalog, gpuplan_embedded_catalog_size); }
+
 Catalog load_shipped_catalog() {
-  if (const char* dir = std::getenv("GPUPLAN_DATA_DIR"); dir && *dir) return load_data_dir(dir);
-  const auto j = nlohmann::json::parse(gpuplan_embedded_catalog_json,
-                                       gpuplan_embedded_catalog_json + gpuplan_embedded_catalog_json_size);
-  return catalog_from_json(j);
+  if (const char* dir = std::getenv("GPUPLAN_DATA_DIR"); dir && *dir) return load_data_dir_cached(dir, default_cache_dir());
+  return embedded_catalog();
 }
 
 namespace {

@@ -1,9 +1,19 @@
 #include "io/shipped_data.hpp"
 
-#include <algorithm>
-#include <cstdlib>
-#include <filesystem>
+#include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string_view>
+
+#include "io/catalog_blob.hpp"
 #include "io/files.hpp"
 #include "io/yaml_catalog.hpp"
 
@@ -35,23 +45,30 @@ std::vector<std::string> catalog_files(const std::string& dir) {
   return files;
 }
 
-}  // namespace
-
-Catalog load_data_dir(const std::string& dir) {
+// The data directory's catalog files in load order: GPUs before the price sheets that name
+// them; otherwise a stable alphabetical order.
+std::vector<std::string> ordered_catalog_files(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError({dir, 0, 0}, "", "data directory not found");
   std::vector<std::string> files = catalog_files(dir);
-  // GPUs before the price sheets that name them; otherwise a stable alphabetical order.
+  // The walk names every file dir/...: the relative path is lexical (fs::relative resolved
+  // each path's links with a readlink per component, per comparison: a quarter of a cached run).
   auto rank = [&](const std::string& p) {
-    const std::string rel = fs::relative(p, dir).string();
+    const std::string rel = fs::path(p).lexically_relative(dir).string();
     if (rel.rfind("gpus", 0) == 0) return 0;
     if (rel.rfind("models", 0) == 0) return 1;
     if (rel.rfind("providers", 0) == 0) return 2;
     return 3;
   };
-  std::sort(files.begin(), files.end(), [&](const std::string& a, const std::string& b) {
-    return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
-  });
+  std::vector<std::pair<int, std::string>> ranked;
+  for (auto& f : files) ranked.emplace_back(rank(f), std::move(f));
+  std::sort(ranked.begin(), ranked.end());
+  files.clear();
+  for (auto& [r, f] : ranked) files.push_back(std::move(f));
+  return files;
+}
+
+Catalog load_files(const std::vector<std::string>& files) {
   Catalog all;
   std::vector<InputError> errors;
   for (const auto& f : files) {
@@ -69,6 +86,110 @@ Catalog load_data_dir(const std::string& dir) {
   }
   if (!errors.empty()) throw InputErrors(std::move(errors));
   return all;
+}
+
+// What a cached catalog was built from: each file's path, size, modification and change times
+// and inode, and the program that parsed them (a rebuilt gpuplan may read the YAML differently).
+std::string cache_key(const std::vector<std::string>& files) {
+  std::string key = "gpuplan data cache 1\n";
+  auto add = [&](const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return false;
+    key += path + '\0' + std::to_string(st.st_size) + ' ' + std::to_string(st.st_mtim.tv_sec) + '.' +
+           std::to_string(st.st_mtim.tv_nsec) + ' ' + std::to_string(st.st_ctim.tv_sec) + '.' +
+           std::to_string(st.st_ctim.tv_nsec) + ' ' + std::to_string(st.st_ino) + '\n';
+    return true;
+  };
+  if (!add("/proc/self/exe")) return "";
+  for (const auto& f : files)
+    if (!add(f)) return "";
+  return key;
+}
+
+std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+bool get_u64(std::string_view& in, std::uint64_t& v) {
+  if (in.size() < sizeof v) return false;
+  std::memcpy(&v, in.data(), sizeof v);
+  in.remove_prefix(sizeof v);
+  return true;
+}
+
+constexpr std::string_view kCacheMagic = "gpuplan-catalog-cache\n";
+
+// The catalog a cache file holds for `key`; nullopt when the file is missing, for other files,
+// truncated, corrupt (checksum) or from another image format: such a file is rebuilt.
+std::optional<Catalog> read_cache(const std::string& path, const std::string& key) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string_view v = text;
+  std::uint64_t sum = 0, key_size = 0, blob_size = 0;
+  if (v.size() < kCacheMagic.size() + 8 || v.substr(0, kCacheMagic.size()) != kCacheMagic) return std::nullopt;
+  std::string_view tail = v.substr(v.size() - 8);
+  if (!get_u64(tail, sum) || sum != fnv1a(v.substr(0, v.size() - 8))) return std::nullopt;
+  v = v.substr(kCacheMagic.size(), v.size() - 8 - kCacheMagic.size());
+  if (!get_u64(v, key_size) || key_size > v.size() || v.substr(0, key_size) != key) return std::nullopt;
+  v.remove_prefix(key_size);
+  if (!get_u64(v, blob_size) || blob_size != v.size()) return std::nullopt;
+  try {
+    return catalog_from_blob(v.data(), v.size());
+  } catch (const std::logic_error&) {
+    return std::nullopt;
+  }
+}
+
+void write_cache(const std::string& path, const std::string& key, const Catalog& c) {
+  std::string out(kCacheMagic);
+  put_u64(out, key.size());
+  out += key;
+  const std::string blob = catalog_to_blob(c);
+  put_u64(out, blob.size());
+  out += blob;
+  put_u64(out, fnv1a(out));
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  try {
+    write_file_atomic(path, out);
+  } catch (const InputError&) {
+    // A cache that cannot be written (read-only home, full disk) only costs the next run time.
+  }
+}
+
+}  // namespace
+
+Catalog load_data_dir(const std::string& dir) { return load_files(ordered_catalog_files(dir)); }
+
+std::string default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return (fs::path(xdg) / "gpuplan").string();
+  const char* home = std::getenv("HOME");
+  if (home && *home == '/') return (fs::path(home) / ".cache" / "gpuplan").string();
+  return "";
+}
+
+Catalog load_data_dir_cached(const std::string& dir, const std::string& cache_dir, bool* from_cache) {
+  if (from_cache) *from_cache = false;
+  const std::vector<std::string> files = ordered_catalog_files(dir);
+  const std::string key = cache_dir.empty() ? "" : cache_key(files);
+  if (key.empty()) return load_files(files);
+  std::error_code ec;
+  const std::string canonical = fs::weakly_canonical(dir, ec).string();
+  char name[64];
+  std::snprintf(name, sizeof name, "catalog-%016llx.bin", static_cast<unsigned long long>(fnv1a(ec ? dir : canonical)));
+  const std::string path = (fs::path(cache_dir) / name).string();
+  if (auto cached = read_cache(path, key)) {
+    if (from_cache) *from_cache = true;
+    return std::move(*cached);
+  }
+  Catalog c = load_files(files);  // throws on a bad file: nothing is cached then
+  write_cache(path, key, c);
+  return c;
 }
 
 }  // namespace gpuplan::io

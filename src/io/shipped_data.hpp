@@ -11,7 +11,19 @@ namespace gpuplan::io {
 // Every *.yaml under `dir` (gpus first, then models, providers and fx), every problem collected.
 Catalog load_data_dir(const std::string& dir);
 
-// GPUPLAN_DATA_DIR when set, else the catalogs embedded at build time.
+// load_data_dir through a cache in `cache_dir` (none when empty): a catalog parsed before is
+// reused while every file keeps its path, size, times and inode and the program is the same;
+// any change, or a cache file that is corrupt or from another version, parses the YAML again
+// and rewrites the cache (atomically). `from_cache` says which happened.
+Catalog load_data_dir_cached(const std::string& dir, const std::string& cache_dir, bool* from_cache = nullptr);
+
+// $XDG_CACHE_HOME/gpuplan, else ~/.cache/gpuplan; "" when neither is an absolute path.
+std::string default_cache_dir();
+
+// The catalogs embedded at build time, whatever GPUPLAN_DATA_DIR says.
+Catalog embedded_catalog();
+
+// GPUPLAN_DATA_DIR when set (through the cache), else the catalogs embedded at build time.
 Catalog load_shipped_catalog();
 
 // The shipped catalog merged with each user file in order (later files override by id). A file

@@ -113,8 +113,22 @@ class DocumentCounter : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
+// A second document needs a `---` or `...` marker at the start of a line: text without one
+// holds at most one, which spares the second parse (half of reading a spec file).
+bool may_hold_markers(const std::string& text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    if (text.compare(pos, 3, "---") == 0 || text.compare(pos, 3, "...") == 0) return true;
+    const std::size_t newline = text.find('\n', pos);
+    if (newline == std::string::npos) break;
+    pos = newline + 1;
+  }
+  return false;
+}
+
 // True when the text holds a second document; at most two parser steps, so it always ends.
 bool has_second_document(const std::string& text) {
+  if (!may_hold_markers(text)) return false;
   std::istringstream in(text);
   YAML::Parser parser(in);
   DocumentCounter counter;

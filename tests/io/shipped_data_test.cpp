@@ -1,10 +1,17 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 #include <map>
 #include <set>
 
 #include "gpuplan/name_match.hpp"
+#include "io/catalog_blob.hpp"
+#include "io/catalog_json.hpp"
+#include "io/files.hpp"
 #include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;
@@ -20,6 +27,20 @@ TEST_CASE("the shipped data loads and the embedded copy matches it", "[data]") {
   CHECK(embedded.gpus.size() == disk.gpus.size());
   CHECK(embedded.models.size() == disk.models.size());
   CHECK(embedded.offer_count() == disk.offer_count());
+  // Field for field, as `--format json` shows them: the compiled-in image is the YAML.
+  CHECK(io::to_json(embedded) == io::to_json(disk));
+}
+
+TEST_CASE("the catalog image reads back to the catalog and refuses a damaged one", "[data]") {
+  const std::string blob = io::catalog_to_blob(shipped());
+  const Catalog back = io::catalog_from_blob(blob.data(), blob.size());
+  CHECK(io::to_json(back) == io::to_json(shipped()));
+  CHECK(back.gpus.front().where.path == shipped().gpus.front().where.path);
+  CHECK_THROWS_AS(io::catalog_from_blob(blob.data(), blob.size() - 1), std::logic_error);
+  CHECK_THROWS_AS(io::catalog_from_blob(blob.data(), 3), std::logic_error);
+  std::string other = blob;
+  other[4] = static_cast<char>(other[4] + 1);  // another image version
+  CHECK_THROWS_AS(io::catalog_from_blob(other.data(), other.size()), std::logic_error);
 }
 
 TEST_CASE("every shipped model counts to its published parameter total", "[data][model]") {
@@ -79,5 +100,86 @@ TEST_CASE("aliases are unambiguous except where meant to be", "[data]") {
     INFO(alias);
     if (alias == "v100") CHECK(ids.size() == 2);
     else CHECK(ids.size() == 1);
+  }
+}
+
+namespace {
+
+// A scratch copy of data/ and a cache folder, removed afterwards.
+struct CacheScratch {
+  std::filesystem::path root = std::filesystem::temp_directory_path() /
+                               ("gpuplan-cache-test-" + std::to_string(::getpid()));
+  std::string data = (root / "data").string();
+  std::string cache = (root / "cache").string();
+  CacheScratch() {
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root);
+    std::filesystem::copy(GPUPLAN_TEST_DATA_DIR, data, std::filesystem::copy_options::recursive);
+  }
+  ~CacheScratch() { std::filesystem::remove_all(root); }
+  std::string cache_file() const {
+    for (const auto& e : std::filesystem::directory_iterator(cache)) return e.path().string();
+    return "";
+  }
+};
+
+double h100_price(const Catalog& c, const std::string& provider) {
+  for (const auto& p : c.providers)
+    if (p.id == provider)
+      for (const auto& o : p.offers)
+        if (o.gpu == "h100-sxm" && o.price(Pricing::on_demand)) return *o.price(Pricing::on_demand);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a data directory's catalog is cached until a file changes", "[data][cache]") {
+  CacheScratch s;
+  bool hit = true;
+  const Catalog first = io::load_data_dir_cached(s.data, s.cache, &hit);
+  CHECK_FALSE(hit);
+  CHECK(io::to_json(first) == io::to_json(io::load_data_dir(s.data)));
+  const Catalog second = io::load_data_dir_cached(s.data, s.cache, &hit);
+  CHECK(hit);
+  CHECK(io::to_json(second) == io::to_json(first));
+
+  SECTION("an edited price sheet is read again") {
+    const std::string sheet = s.data + "/providers/lambda.yaml";
+    const double before = h100_price(second, "lambda");
+    REQUIRE(before > 0);
+    std::string text = io::read_file(sheet);
+    const std::string was = [&] {
+      std::ostringstream o;
+      o << before;
+      return o.str();
+    }();
+    const std::string field = "on_demand_per_gpu_hour: " + was;
+    const auto at = text.find(field);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, field.size(), "on_demand_per_gpu_hour: 123.5");
+    io::write_file_atomic(sheet, text);
+    const Catalog edited = io::load_data_dir_cached(s.data, s.cache, &hit);
+    CHECK_FALSE(hit);
+    CHECK(h100_price(edited, "lambda") == 123.5);
+    CHECK(io::to_json(edited) == io::to_json(io::load_data_dir(s.data)));
+  }
+  SECTION("a corrupt cache file is rebuilt, not trusted") {
+    const std::string file = s.cache_file();
+    REQUIRE(!file.empty());
+    std::string bytes = io::read_file(file);
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x5a);
+    io::write_file_atomic(file, bytes);
+    const Catalog again = io::load_data_dir_cached(s.data, s.cache, &hit);
+    CHECK_FALSE(hit);
+    CHECK(io::to_json(again) == io::to_json(first));
+    io::write_file_atomic(file, "gpuplan-catalog-cache\nshort");
+    CHECK(io::to_json(io::load_data_dir_cached(s.data, s.cache, &hit)) == io::to_json(first));
+    CHECK_FALSE(hit);
+    CHECK(io::load_data_dir_cached(s.data, s.cache, &hit).offer_count() == first.offer_count());
+    CHECK(hit);
+  }
+  SECTION("a broken file is an error, and nothing is cached for it") {
+    io::write_file_atomic(s.data + "/gpus.yaml", "gpus:\n  - id: [broken\n");
+    CHECK_THROWS(io::load_data_dir_cached(s.data, s.cache, &hit));
   }
 }
