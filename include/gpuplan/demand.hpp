@@ -30,6 +30,10 @@ struct ConcurrencyStep {
 };
 std::vector<ConcurrencyStep> concurrency(const std::vector<Job>& jobs);
 
+// The q-quantile of a sample, linear between order statistics (queue-time percentiles here and in
+// the fleet replay); 0 for an empty sample.
+double sample_quantile(std::vector<double> v, double q);
+
 // The time-weighted q-quantile of concurrent GPUs over [steps.front().t, steps.back().t].
 double concurrency_quantile(const std::vector<ConcurrencyStep>& steps, double q);
 

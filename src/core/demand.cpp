@@ -11,16 +11,6 @@ namespace {
 
 constexpr double kHour = 3600, kDay = 86400, kWeek = 7 * kDay;
 
-// The q-quantile of a sample (linear between order statistics).
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const auto hi = std::min(v.size() - 1, lo + 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-
 std::vector<GroupDemand> by_key(const std::vector<Job>& jobs, const std::string Job::*key, double total) {
   std::map<std::string, GroupDemand> m;
   for (const Job& j : jobs) {
@@ -113,6 +103,17 @@ std::vector<ConcurrencyStep> concurrency(const std::vector<Job>& jobs) {
   return out;
 }
 
+double sample_quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(v.size() - 1, lo + 1);
+  // An infinite wait (a job that never runs) makes every quantile it touches infinite.
+  if (pos == static_cast<double>(lo)) return v[lo];
+  return std::isinf(v[hi]) ? v[hi] : v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
 double concurrency_quantile(const std::vector<ConcurrencyStep>& s, double q) {
   std::vector<std::pair<int, double>> spans;  // level, time at it
   double total = 0;
@@ -154,8 +155,8 @@ DemandSummary summarise_demand(const std::vector<Job>& all, double baseline_q) {
   for (const Job& j : jobs)
     if (j.submit && j.start >= *j.submit) waits.push_back((j.start - *j.submit) / kHour);
   if (!waits.empty()) {
-    d.queue_p50_hours = quantile(waits, 0.5);
-    d.queue_p95_hours = quantile(waits, 0.95);
+    d.queue_p50_hours = sample_quantile(waits, 0.5);
+    d.queue_p95_hours = sample_quantile(waits, 0.95);
     double sum = 0;
     for (double w : waits) sum += w;
     d.queue_mean_hours = sum / static_cast<double>(waits.size());

@@ -1,0 +1,213 @@
+// gpuplan replay: replay a scheduler log's jobs against candidate fleets (N owned GPUs, a queue
+// with priorities and per-team quotas, burst to the cloud after a wait W) and find the cheapest
+// fleet whose p95 queue time meets a target. The replay and its money are src/core/fleet_replay.cpp
+// (owned cost from tco's option_cost, burst cost from the price sheets through price_run); the
+// ownership and rent terms are buy-vs-rent's own flags and defaults (buy_vs_rent_inputs.cpp).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <set>
+
+#include "cli/buy_vs_rent_inputs.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "gpuplan/fleet_replay.hpp"
+#include "gpuplan/units.hpp"
+#include "io/job_log.hpp"
+#include "io/replay_render.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+constexpr int kMaxOwned = 1024;
+constexpr std::size_t kMaxOptions = 400;
+
+struct ReplayFlags {
+  BuyVsRentFlags costs;  // --gpu and the ownership / rent terms
+  std::string file, owned, burst_after = "0,30m,2h,never", max_p95;
+  std::vector<std::string> quotas, priorities, checkpointing;
+};
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : text) {
+    if (ch == sep) out.push_back(cur), cur.clear();
+    else if (ch != ' ') cur += ch;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+int owned_value(const std::string& text) {
+  auto v = parse_int(text, 0, kMaxOwned);
+  if (!v) bad_flag("--owned", v.error);
+  return static_cast<int>(*v.value);
+}
+
+// "8:64:8" (from:to:step), "0,8,16" or "16".
+std::vector<int> owned_list(const std::string& text, int peak) {
+  std::vector<int> out;
+  if (text.empty()) {  // 0 to the log's peak in about 8 steps
+    const int step = std::max(1, (peak + 7) / 8);
+    for (int n = 0; n < peak; n += step) out.push_back(n);
+    out.push_back(peak);
+    return out;
+  }
+  const auto range = split(text, ':');
+  if (range.size() == 3) {
+    const int from = owned_value(range[0]), to = owned_value(range[1]), step = owned_value(range[2]);
+    if (step < 1 || to < from) bad_flag("--owned", "expected FROM:TO:STEP with FROM <= TO and STEP >= 1, got \"" + text + "\"");
+    for (int n = from; n <= to; n += step) out.push_back(n);
+  } else if (range.size() == 1) {
+    for (const auto& x : split(text, ',')) out.push_back(owned_value(x));
+  } else {
+    bad_flag("--owned", "expected FROM:TO:STEP (e.g. 8:64:8) or a list (e.g. 0,8,16), got \"" + text + "\"");
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// "0,30m,2h,never": waits before a job bursts; "never" keeps it in the queue.
+std::vector<std::optional<double>> burst_list(const std::string& text) {
+  std::vector<std::optional<double>> out;
+  for (const auto& x : split(text, ',')) {
+    if (x == "never" || x == "inf") {
+      out.push_back(std::nullopt);
+      continue;
+    }
+    if (x == "0") {  // burst at once needs no unit
+      out.push_back(0.0);
+      continue;
+    }
+    auto s = parse_seconds(x);
+    if (!s) bad_flag("--burst-after", s.error + " (or \"never\")");
+    if (*s.value < 0) bad_flag("--burst-after", "must not be negative, got \"" + x + "\"");
+    out.push_back(*s.value);
+  }
+  return out;
+}
+
+// Team and partition names in the log, for checking the keys of --quota/--priority/--checkpointing.
+std::set<std::string> names_in(const std::vector<Job>& jobs) {
+  std::set<std::string> out;
+  for (const Job& j : jobs) {
+    out.insert(j.team.empty() ? "(none)" : j.team);
+    if (!j.partition.empty()) out.insert(j.partition);
+  }
+  return out;
+}
+
+void check_key(const std::string& flag, const std::string& key, const std::set<std::string>& names, const std::string& file) {
+  if (names.count(key)) return;
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  bad_flag(flag, "no job in " + file + " has team or partition \"" + key + "\" (there: " + list + ")");
+}
+
+// KEY=N pairs of --quota and --priority.
+std::map<std::string, int> key_values(const std::string& flag, const std::vector<std::string>& items, int min, int max,
+                                      const std::set<std::string>& names, const std::string& file) {
+  std::map<std::string, int> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) bad_flag(flag, "expected NAME=N, e.g. research=16, got \"" + item + "\"");
+    const std::string key = item.substr(0, eq);
+    check_key(flag, key, names, file);
+    auto v = parse_int(item.substr(eq + 1), min, max);
+    if (!v) bad_flag(flag, v.error);
+    out[key] = static_cast<int>(*v.value);
+  }
+  return out;
+}
+
+FleetCostTerms cost_terms(const BuyVsRentSetup& s) {
+  FleetCostTerms t;
+  t.owned = s.in.owned;
+  t.on_demand = s.in.rent;
+  t.spot = s.spot;
+  t.horizon_months = s.in.horizon_months;
+  return t;
+}
+
+void run_replay(ReplayFlags f) {
+  const io::JobLog log = io::load_job_log(f.file);
+  const DemandSummary d = summarise_demand(log.jobs);
+  if (d.jobs == 0) throw InputError(SourceLocation{f.file, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
+  auto target = parse_seconds(f.max_p95);
+  if (!target) bad_flag("--max-p95-queue", target.error);
+  const std::set<std::string> names = names_in(log.jobs);
+  ReplayMapping map;
+  map.priority = key_values("--priority", f.priorities, -1000000, 1000000, names, f.file);
+  for (const auto& item : f.checkpointing)
+    for (const auto& key : split(item, ',')) {
+      if (key != "all") check_key("--checkpointing", key, names, f.file);
+      map.checkpointing.insert(key);
+    }
+  const auto quota = key_values("--quota", f.quotas, 0, kMaxOwned, names, f.file);
+  const std::vector<ReplayJob> jobs = replay_jobs(log.jobs, map);
+  int widest = 1;
+  for (const auto& j : jobs) widest = std::max(widest, j.gpus);
+  const std::vector<int> owned = owned_list(f.owned, d.peak_gpus);
+  const auto waits = burst_list(f.burst_after);
+  if (owned.size() * waits.size() > kMaxOptions)
+    bad_flag("--owned", std::to_string(owned.size() * waits.size()) + " fleets to replay; at most " + std::to_string(kMaxOptions));
+  // Rent terms priced for the widest job (offers of every width up to it), demand from the log.
+  f.costs.demand = f.file;
+  f.costs.count = std::to_string(std::min(widest, kMaxOwned));
+  const BuyVsRentSetup s = build_buy_vs_rent(f.costs);
+  const FleetSweep sweep = sweep_fleet(jobs, owned, waits, quota, cost_terms(s), *target.value / 3600);
+  io::ReplayContext c{f.file, log.format, s.gpu->id, s.run.currency, *target.value / 3600, static_cast<int>(jobs.size())};
+  Report r;
+  r.json = io::replay_json(sweep, c);
+  r.tables = io::replay_tables(sweep, c);
+  r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
+                    "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");
+  r.notes.push_back(map.checkpointing.empty()
+                        ? "no team or partition is marked --checkpointing: every burst job runs on-demand (seed 001: spot only for jobs that checkpoint)"
+                        : "burst jobs of the --checkpointing teams/partitions run on spot, the rest on-demand (seed 001: checkpoint before spot)");
+  if (s.spot.offers.empty() && !map.checkpointing.empty())
+    r.notes.push_back("no loaded offer rents " + s.rented_gpu->id + " on spot: checkpointing jobs burst on-demand too");
+  for (const auto& n : s.notes)
+    if (n.rfind("demand ", 0) != 0) r.notes.push_back(n);  // the profile notes are buy-vs-rent's, not the replay's
+  if (!s.defaults.empty()) {
+    std::string line = "defaults used (override with the flag; sources in README \"Buy or rent\"): ";
+    for (std::size_t i = 0; i < s.defaults.size(); ++i) line += (i ? ", " : "") + s.defaults[i];
+    r.notes.push_back(line);
+  }
+  if (sweep.cheapest < 0) {
+    r.notes.push_back("no fleet replayed keeps p95 queue time under " + f.max_p95 + ": add owned GPUs or a shorter --burst-after");
+    exit_code() = 1;
+  }
+  print_report(r);
+}
+
+}  // namespace
+
+void setup_replay(CLI::App& app) {
+  auto f = std::make_shared<ReplayFlags>();
+  auto* cmd = app.add_subcommand("replay", "Replay a scheduler log against owned fleets with cloud burst: queue times and cost per month");
+  cmd->footer(R"(Examples:
+  gpuplan replay jobs.txt --gpu a100-80gb --owned 8:64:8 --burst-after 0,30m,2h,never --max-p95-queue 4h
+  gpuplan replay jobs.csv --gpu h100-sxm --gpu-price 25000 --quota research=16 --priority prod=10 --checkpointing research --max-p95-queue 1h
+
+Exit status: 0 when some fleet meets --max-p95-queue, 1 when none does, 2 on bad input.
+The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent's, with its defaults.)");
+  cmd->add_option("file", f->file, "sacct --parsable2 output or a CSV of jobs (as gpuplan demand reads)")->required();
+  cmd->add_option("--owned", f->owned, "Owned GPU counts to try: FROM:TO:STEP or a list (default: 0 to the log's peak)");
+  cmd->add_option("--burst-after", f->burst_after, "Waits after which a queued job bursts to the cloud, e.g. 0,30m,2h,never")
+      ->capture_default_str();
+  cmd->add_option("--max-p95-queue", f->max_p95, "Target: p95 queue time over all jobs, e.g. 4h")->required();
+  cmd->add_option("--quota", f->quotas, "Most owned GPUs a team holds at once, TEAM=N (repeatable)");
+  cmd->add_option("--priority", f->priorities, "Queue priority of a team or partition, NAME=N, higher first (repeatable)");
+  cmd->add_option("--checkpointing", f->checkpointing, "Teams or partitions whose jobs checkpoint and may burst on spot, or all");
+  add_buy_vs_rent_options(*cmd, f->costs);
+  // Demand comes from the log, and burst jobs rent on-demand or (checkpointing) spot.
+  for (const char* name : {"--count", "--gpu-hours-per-month", "--utilization", "--utilisation", "--demand", "--uncertainty", "--pricing"})
+    cmd->remove_option(cmd->get_option(name));
+  add_common_options(*cmd);
+  cmd->callback([f] { run_replay(*f); });
+}
+
+}  // namespace gpuplan::cli
