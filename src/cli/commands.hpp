@@ -14,6 +14,7 @@ void setup_serve(CLI::App& app);
 void setup_buy_vs_rent(CLI::App& app);
 void setup_demand(CLI::App& app);
 void setup_replay(CLI::App& app);
+void setup_advise(CLI::App& app);
 void setup_check(CLI::App& app);
 void setup_ledger(CLI::App& app);
 void setup_plan(CLI::App& app);
@@ -24,7 +25,7 @@ void setup_cli_docs(CLI::App& app);  // hidden: completions and man page
 inline void register_commands(CLI::App& app) {
   using Setup = void (*)(CLI::App&);
   static constexpr Setup kCommands[] = {setup_estimate, setup_compare, setup_serve, setup_buy_vs_rent, setup_demand,
-                                        setup_replay,
+                                        setup_replay, setup_advise,
                                         setup_check, setup_ledger, setup_report, setup_plan, setup_calibrate,
                                         setup_gpus, setup_models, setup_providers, setup_catalog, setup_cli_docs};
   for (Setup s : kCommands) s(app);

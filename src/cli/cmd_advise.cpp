@@ -1,0 +1,162 @@
+// gpuplan advise: seed 001's eight questions answered from flags, an answers YAML file, a job
+// log (--demand: the measurable ones) or a prompt on a terminal; the pattern, the placement
+// per workload class, buy-vs-rent's numbers behind it and what would change the answer. The
+// decision is advise() (src/core/advise.cpp) over analyse_tco; rendering src/io/advise_render.cpp.
+#include <unistd.h>
+
+#include <cctype>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli/buy_vs_rent_inputs.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/format_values.hpp"
+#include "gpuplan/advise.hpp"
+#include "gpuplan/tco_analysis.hpp"
+#include "gpuplan/tco_defaults.hpp"
+#include "io/advice_answers.hpp"
+#include "io/advise_render.hpp"
+#include "io/job_log.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct AdviseFlags {
+  BuyVsRentFlags costs;  // --gpu, --demand and the ownership / rent terms
+  std::map<std::string, std::string> answers;  // key -> flag text
+  std::string answers_file;
+};
+
+struct Answered {
+  std::string text, source;
+};
+
+void from_demand(const std::string& file, std::map<std::string, Answered>& got) {
+  const io::JobLog log = io::load_job_log(file);
+  const DemandSummary d = summarise_demand(log.jobs);
+  if (d.jobs == 0) throw InputError(SourceLocation{file, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
+  std::string basis;
+  const double u = demand_uncertainty(d, &basis);
+  got.emplace("gpu_hours_per_week", Answered{num(d.gpu_hours_per_week, 2), "demand " + file});
+  got.emplace("steady_share", Answered{num(100 * steady_share(d), 1) + "%",
+                                       "demand " + file + ": GPU-hours under the p50 of GPUs busy (" + num(d.baseline_gpus, 0) + ")"});
+  got.emplace("uncertainty", Answered{num(100 * u, 1) + "%", "demand " + file + ": " + basis});
+}
+
+bool needed(const std::string& key, const std::map<std::string, Answered>& got) {
+  if (key != "inference_gpus") return true;
+  const auto it = got.find("low_latency_inference");
+  AdviceAnswers scratch;
+  return it != got.end() && !io::apply_answer(scratch, it->first, it->second.text) && scratch.low_latency_inference;
+}
+
+// Asks every missing question on the terminal, re-asking on an invalid answer.
+void prompt(std::map<std::string, Answered>& got) {
+  for (const auto& q : io::advice_questions()) {
+    if (got.count(q.key) || !needed(q.key, got)) continue;
+    for (int tries = 0;; ++tries) {
+      std::cerr << q.question << " [e.g. " << q.example << "]: " << std::flush;
+      std::string line;
+      if (!std::getline(std::cin, line)) throw InputError(std::string("no answer to \"") + q.question + "\" (end of input)");
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
+      AdviceAnswers scratch;
+      const auto problem = io::apply_answer(scratch, q.key, line);
+      if (!problem) {
+        got[q.key] = Answered{line, "prompt"};
+        break;
+      }
+      std::cerr << "  " << *problem << "\n";
+      if (tries >= 4) throw InputError(std::string("no valid answer to \"") + q.question + "\"");
+    }
+  }
+}
+
+std::map<std::string, Answered> collect(const AdviseFlags& f) {
+  std::map<std::string, Answered> got;
+  for (const auto& [key, text] : f.answers)
+    if (!text.empty()) got[key] = Answered{text, "flag"};
+  if (!f.answers_file.empty())
+    for (const auto& [key, a] : io::load_advice_answers(f.answers_file))
+      got.emplace(key, Answered{a.text, a.where.path + ":" + std::to_string(a.where.line)});
+  if (!f.costs.demand.empty()) from_demand(f.costs.demand, got);
+  std::string missing;
+  for (const auto& q : io::advice_questions())
+    if (!got.count(q.key) && needed(q.key, got)) missing += std::string(missing.empty() ? "" : ", ") + q.flag;
+  if (missing.empty()) return got;
+  if (::isatty(STDIN_FILENO) == 0)
+    throw InputError("missing answers: " + missing + " (give them as flags, in --answers FILE, derive the measurable ones with --demand FILE, or run on a terminal to be asked)");
+  prompt(got);
+  return got;
+}
+
+TcoAnalysis analyse(const BuyVsRentSetup& s) { return analyse_tco(s.in, s.spot, s.commitments, tco_defaults::kSensitivitySwing); }
+
+void run_advise(const AdviseFlags& f) {
+  const std::map<std::string, Answered> got = collect(f);
+  AdviceAnswers a;
+  std::vector<io::AnswerRow> rows;
+  for (const auto& q : io::advice_questions()) {
+    const auto it = got.find(q.key);
+    if (it == got.end()) continue;
+    if (auto problem = io::apply_answer(a, q.key, it->second.text)) bad_flag(q.flag, *problem);
+    rows.push_back({q.key, q.question, it->second.text, it->second.source});
+  }
+  BuyVsRentFlags costs = f.costs;
+  if (got.at("gpu_hours_per_week").source.rfind("demand ", 0) != 0) {  // hours given: steady demand at that rate
+    costs.demand.clear();
+    costs.gpu_hours = num(a.gpu_hours_per_week * tco_defaults::kHoursPerMonth / 168, 6);
+  }
+  costs.uncertainty = num(a.uncertainty, 6);
+  const BuyVsRentSetup s = build_buy_vs_rent(costs);
+  const TcoAnalysis training = analyse(s);
+  std::optional<TcoAnalysis> serving;
+  if (a.low_latency_inference && a.inference_gpus > 0) {
+    BuyVsRentFlags sc = f.costs;
+    sc.demand.clear();
+    sc.gpu_hours.clear();
+    sc.utilisation = "100%";
+    sc.count = std::to_string(a.inference_gpus);
+    sc.uncertainty.clear();
+    serving = analyse(build_buy_vs_rent(sc));
+  }
+  const Advice advice = advise(a, s.in, training, serving ? &*serving : nullptr);
+  rows.push_back({"cost_of_idle", "6. What is the cost of idle hardware?", money(advice.idle_gpu_per_month, s.run.currency, 0) +
+                  " per owned GPU-month", "computed (buy-vs-rent terms)"});
+  io::AdviseContext c{s.gpu->id, s.run.currency, rows, &training, serving ? &*serving : nullptr};
+  Report r;
+  r.json = io::advise_json(advice, c);
+  if (output_format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
+  for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
+  r.notes = s.notes;
+  print_report(r);
+}
+
+}  // namespace
+
+void setup_advise(CLI::App& app) {
+  auto f = std::make_shared<AdviseFlags>();
+  auto* cmd = app.add_subcommand("advise", "Seed 001's eight questions: cloud-first, owned baseline + burst, or cloud training + owned serving");
+  cmd->footer(R"(Examples:
+  gpuplan advise --gpu h100-sxm --gpu-price 25000 --demand jobs.txt --interruptible 60% --checkpoints yes \
+    --low-latency-inference no --cost-of-waiting medium --churn 24 --ops slurm
+  gpuplan advise --gpu rtx-4090 --answers answers.yaml
+  gpuplan advise --gpu a100-80gb --gpu-price 15000      (asks each missing question on a terminal)
+
+Answers come from flags first, then --answers FILE (the same names: gpu_hours_per_week: 300),
+then --demand FILE (GPU-hours a week, steady share, uncertainty), then a prompt on a terminal;
+without a terminal a missing answer is an error naming its flag. Question 6 (the cost of idle
+hardware) is computed from the ownership terms. The ownership flags are buy-vs-rent's.)");
+  add_buy_vs_rent_options(*cmd, f->costs);
+  // Demand is question 1 (or --demand); --uncertainty is question 2's, asked like the others.
+  for (const char* name : {"--gpu-hours-per-month", "--utilization", "--utilisation", "--uncertainty"})
+    cmd->remove_option(cmd->get_option(name));
+  for (const auto& q : io::advice_questions()) cmd->add_option(q.flag, f->answers[q.key], q.question);
+  cmd->add_option("--answers", f->answers_file, "YAML file of answers (keys as the flags, with _: steady_share: 40%)");
+  add_common_options(*cmd);
+  cmd->callback([f] { run_advise(*f); });
+}
+
+}  // namespace gpuplan::cli

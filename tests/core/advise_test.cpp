@@ -1,0 +1,194 @@
+// Seed 001's worked examples through advise(): each pattern of §11 from the answers that
+// describe it, the rules of §8 (checkpoint before spot) and §14 (30-50% uncertainty), and the
+// measurable answers derived from a job log.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "gpuplan/advise.hpp"
+
+using namespace gpuplan;
+
+namespace {
+
+constexpr double kH = 3600;
+
+struct Fixture {
+  Provider p;
+  Offer o;
+  Fixture() {
+    p.id = "cloud";
+    p.currency = "USD";
+    p.billing_increment_seconds = 1;
+    o.id = "x1";
+    o.provider = "cloud";
+    o.gpus = 1;
+    o.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 1.00;
+    o.per_gpu_hour[static_cast<int>(Pricing::spot)] = 0.40;
+  }
+  // The desk-side RTX 4090 build of tco_test.cpp, renting at 1.00/h (0.40 on spot).
+  TcoInputs inputs(double gpu_hours_per_week, double uncertainty) const {
+    TcoInputs in;
+    in.owned.gpu_price = 1600;
+    in.owned.rest_of_machine_per_build = 1400;
+    in.owned.gpus_per_build = 4;
+    in.owned.tdp_watts = 450;
+    in.owned.power_price_per_kwh = 0.15;
+    in.owned.maintenance_per_year = 0.08;
+    in.owned.failures_per_gpu_year = 0.05;
+    in.owned.resale_kept_per_year = 0.8;
+    in.rent.offers = {RentOffer{&o, &p, 1.0}};
+    in.demand = uncertain_demand(gpu_hours_per_week * 730 / 168, uncertainty);
+    in.uncertainty = uncertainty;
+    in.fleet_gpus = std::max(1, static_cast<int>(std::ceil(in.demand.peak_gpus() - 1e-9)));
+    return in;
+  }
+  TcoAnalysis analyse(const TcoInputs& in) const {
+    RentTerms spot = in.rent;
+    spot.pricing = Pricing::spot;
+    return analyse_tco(in, spot, {}, 0.2);
+  }
+};
+
+AdviceAnswers startup() {  // §1 / §13: unknown, bursty demand, a team without cluster skills
+  AdviceAnswers a;
+  a.gpu_hours_per_week = 100;
+  a.steady_share = 0.1;
+  a.uncertainty = 0.5;
+  a.interruptible_share = 0.6;
+  a.checkpoints = true;
+  a.churn_months = 6;
+  a.ops = OpsSkill::managed;
+  return a;
+}
+
+AdviceAnswers steady_team() {  // §11 pattern 2: a predictable minimum load on 4 GPUs
+  AdviceAnswers a;
+  a.gpu_hours_per_week = 4 * 168 * 0.8;
+  a.steady_share = 0.8;
+  a.uncertainty = 0.1;
+  a.interruptible_share = 0.5;
+  a.checkpoints = true;
+  a.churn_months = 36;
+  a.ops = OpsSkill::slurm;
+  return a;
+}
+
+const WorkloadPlacement* find(const Advice& ad, const std::string& prefix) {
+  for (const auto& w : ad.split)
+    if (w.workload.rfind(prefix, 0) == 0) return &w;
+  return nullptr;
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+  for (const auto& l : lines)
+    if (l.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("seed 001 §13: a startup with unpredictable demand starts cloud-first", "[advise]") {
+  const Fixture f;
+  const AdviceAnswers a = startup();
+  const TcoInputs in = f.inputs(a.gpu_hours_per_week, a.uncertainty);
+  const TcoAnalysis t = f.analyse(in);
+  const Advice ad = advise(a, in, t, nullptr);
+  CHECK(ad.pattern == Pattern::cloud_first);
+  CHECK_FALSE(ad.training_owns);
+  // ±50% is past the 30% rule: named, and buy-vs-rent applied it.
+  CHECK(ad.uncertainty_rule);
+  CHECK(mentions(ad.reasons, "seed 001 §14"));
+  // 10 GPU-h steady; the other 90 split 60/40: 54 on spot (they checkpoint), 36 on-demand.
+  REQUIRE(find(ad, "interruptible") != nullptr);
+  CHECK(find(ad, "interruptible")->where == "spot");
+  CHECK(find(ad, "interruptible")->gpu_hours_per_week == Approx(54));
+  CHECK(find(ad, "deadline")->gpu_hours_per_week == Approx(36));
+  CHECK(find(ad, "steady")->where == "on-demand");
+  CHECK_FALSE(ad.checkpoint_rule);
+}
+
+TEST_CASE("seed 001 §11 pattern 2: a predictable baseline is owned, spikes burst", "[advise]") {
+  const Fixture f;
+  AdviceAnswers a = steady_team();
+  const TcoInputs in = f.inputs(a.gpu_hours_per_week, a.uncertainty);
+  const TcoAnalysis t = f.analyse(in);
+  REQUIRE(t.decision.verdict != Verdict::rent);  // 80% use of a 1.00/h GPU: owning pays
+  const Advice ad = advise(a, in, t, nullptr);
+  CHECK(ad.pattern == Pattern::owned_baseline_cloud_burst);
+  REQUIRE(find(ad, "steady") != nullptr);
+  CHECK(find(ad, "steady")->where == "owned");
+  CHECK_FALSE(ad.uncertainty_rule);
+  // Question 6: an idle GPU of the 4-GPU fleet: capital (7800 - 7800 x 0.512) / 36 = 105.73,
+  // upkeep 8% x 7800 / 12 = 52.00, failures 5% x 4 x 1600 / 12 = 26.67, no idle draw: / 4.
+  CHECK(ad.idle_gpu_per_month == Approx((105.733 + 52.0 + 26.667) / 4).margin(0.01));
+
+  SECTION("the same load, a team that needs managed services: cloud-first, and it says what would change") {
+    a.ops = OpsSkill::managed;
+    const Advice m = advise(a, in, t, nullptr);
+    CHECK(m.pattern == Pattern::cloud_first);
+    CHECK(mentions(m.would_change, "Slurm or Kubernetes"));
+  }
+  SECTION("requirements that change before the hardware pays back: cloud-first (§6)") {
+    REQUIRE(t.payback_months);
+    a.churn_months = *t.payback_months / 2;
+    const Advice c = advise(a, in, t, nullptr);
+    CHECK(c.pattern == Pattern::cloud_first);
+    CHECK(mentions(c.reasons, "pays back"));
+  }
+}
+
+TEST_CASE("seed 001 §8: interruptible work without checkpoints stays off spot", "[advise]") {
+  const Fixture f;
+  AdviceAnswers a = startup();
+  a.checkpoints = false;
+  const TcoInputs in = f.inputs(a.gpu_hours_per_week, a.uncertainty);
+  const Advice c = advise(a, in, f.analyse(in), nullptr);
+  CHECK(c.checkpoint_rule);
+  REQUIRE(find(c, "interruptible") != nullptr);
+  CHECK(find(c, "interruptible")->where == "on-demand");
+  CHECK(find(c, "interruptible")->why.find("checkpoint before spot") != std::string::npos);
+  CHECK(mentions(c.would_change, "checkpointing"));
+}
+
+TEST_CASE("seed 001 §11 pattern 3: cloud training, owned serving when inference is steady", "[advise]") {
+  const Fixture f;
+  AdviceAnswers a = startup();
+  a.gpu_hours_per_week = 10;  // too little training to own a GPU for (1.00/h x 43 h a month)
+  a.ops = OpsSkill::kubernetes;
+  a.churn_months = 36;
+  a.low_latency_inference = true;
+  a.inference_gpus = 4;
+  const TcoInputs in = f.inputs(a.gpu_hours_per_week, a.uncertainty);
+  const TcoAnalysis t = f.analyse(in);
+  REQUIRE(t.decision.verdict == Verdict::rent);
+  TcoInputs sin = f.inputs(4 * 168, 0);  // four GPUs around the clock
+  const TcoAnalysis s = f.analyse(sin);
+  REQUIRE(s.decision.verdict == Verdict::buy);
+  const Advice ad = advise(a, in, t, &s);
+  CHECK(ad.pattern == Pattern::cloud_training_owned_serving);
+  const WorkloadPlacement* inf = find(ad, "production inference");
+  REQUIRE(inf != nullptr);
+  CHECK(inf->where == "owned");
+  CHECK(inf->gpu_hours_per_week == Approx(4 * 168));
+  CHECK(inf->why.find("never spot") != std::string::npos);
+}
+
+TEST_CASE("measurable answers from a job log: steady share and uncertainty", "[advise]") {
+  // 2 GPUs for 0-10 h and 4 more for 0-2 h: 6 busy for 2 h, 2 for 8 h; the p50 baseline is 2.
+  // Under min(busy, 2): 2 x 10 = 20 of 6 x 2 + 2 x 8 = 28 GPU-hours.
+  std::vector<Job> jobs(2);
+  jobs[0].start = 0, jobs[0].end = 10 * kH, jobs[0].gpus = 2;
+  jobs[1].start = 0, jobs[1].end = 2 * kH, jobs[1].gpus = 4;
+  const DemandSummary d = summarise_demand(jobs);
+  CHECK(d.baseline_gpus == 2);
+  CHECK(steady_share(d) == Approx(20.0 / 28.0));
+  // One day only: no spread to measure.
+  std::string basis;
+  CHECK(demand_uncertainty(d, &basis) == 0);
+  CHECK(basis.find("1 days") != std::string::npos);
+  // Two days of 10 and 30 GPU-hours: mean 20, deviation 10, CV 0.5.
+  jobs[0].end = 10 * kH, jobs[0].gpus = 1;
+  jobs[1].start = 86400, jobs[1].end = 86400 + 10 * kH, jobs[1].gpus = 3;
+  CHECK(demand_uncertainty(summarise_demand(jobs)) == Approx(0.5));
+}
