@@ -15,6 +15,7 @@
 
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/cost.hpp"
+#include "gpuplan/input_pipeline.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/workload.hpp"
@@ -36,6 +37,7 @@ struct RunSpec {
   bool egress_final_weights = true; // the trained weights (or adapters) are copied out at the end
   bool gpus_fixed = false;          // true: the workload's GPU count as given; false: every GPU of `nodes` instances
   int nodes = 1;                    // instances when the GPU count is not fixed
+  PipelineSpec pipeline;            // storage and CPUs that feed training (input_pipeline.hpp)
 };
 
 // Why an offer cannot run a job: a code, so the plan's inner loop builds no strings.
@@ -62,6 +64,8 @@ struct OfferEvaluation {
   double rate_per_hour = 0;         // all billed GPUs, tax included, sheet currency
   std::optional<RunCost> cost;      // whole-run cost; unset when no work was given
   double per_step = 0, per_million_tokens = 0;  // from the run, or from the hourly rate
+  // Training: what feeds the GPUs. When it cannot keep up, `time` is already stretched to its pace.
+  std::optional<PipelineFigures> pipeline;
   bool priced() const { return excluded == Exclusion::none; }
 };
 

@@ -140,10 +140,8 @@ void setup_advise(CLI::App& app) {
   auto f = std::make_shared<AdviseFlags>();
   auto* cmd = app.add_subcommand("advise", "Seed 001's eight questions: cloud-first, owned baseline + burst, or cloud training + owned serving");
   cmd->footer(R"(Examples:
-  gpuplan advise --gpu h100-sxm --gpu-price 25000 --demand jobs.txt --interruptible 60% --checkpoints yes \
-    --low-latency-inference no --cost-of-waiting medium --churn 24 --ops slurm
+  gpuplan advise --gpu h100-sxm --gpu-price 25000 --demand jobs.txt --interruptible 60% --checkpoints yes --low-latency-inference no --cost-of-waiting medium --churn 24 --ops slurm
   gpuplan advise --gpu rtx-4090 --answers answers.yaml
-  gpuplan advise --gpu a100-80gb --gpu-price 15000      (asks each missing question on a terminal)
 
 Answers come from flags first, then --answers FILE (the same names: gpu_hours_per_week: 300),
 then --demand FILE (GPU-hours a week, steady share, uncertainty), then a prompt on a terminal;

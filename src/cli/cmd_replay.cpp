@@ -189,8 +189,8 @@ void setup_replay(CLI::App& app) {
   auto f = std::make_shared<ReplayFlags>();
   auto* cmd = app.add_subcommand("replay", "Replay a scheduler log against owned fleets with cloud burst: queue times and cost per month");
   cmd->footer(R"(Examples:
-  gpuplan replay jobs.txt --gpu a100-80gb --owned 8:64:8 --burst-after 0,30m,2h,never --max-p95-queue 4h
-  gpuplan replay jobs.csv --gpu h100-sxm --gpu-price 25000 --quota research=16 --priority prod=10 --checkpointing research --max-p95-queue 1h
+  gpuplan replay jobs.txt --gpu a100-80gb --gpu-price 15000 --owned 8:64:8 --burst-after 0,30m,2h,never --max-p95-queue 4h
+  gpuplan replay jobs.csv --gpu h100-sxm --gpu-price 25000 --quota nlp=4 --priority vision=10 --checkpointing nlp --max-p95-queue 1h
 
 Exit status: 0 when some fleet meets --max-p95-queue, 1 when none does, 2 on bad input.
 The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent's, with its defaults.)");

@@ -135,8 +135,37 @@ void add_run_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--idle", f.idle, "Share of billed time doing no work (data loading, eval)")->capture_default_str();
   cmd.add_option("--startup", f.startup, "Billed start-up time per launch (default: the sheet's)");
   cmd.add_option("--dataset-size", f.dataset_size, "Dataset kept in storage during the run, e.g. 50GB")->capture_default_str();
+  cmd.add_option("--storage-bandwidth", f.storage_bandwidth, "Training data read rate, all instances together, e.g. 500MB (per second; default: the offer's network)");
+  cmd.add_option("--cpu-cores", f.cpu_cores, "CPU cores tokenising and packing training data on the fly (all instances)");
+  cmd.add_option("--pretokenized", f.pretokenized, "Training data is stored as token ids: nothing to tokenise");
+  cmd.add_option("--tokenize-rate", f.tokenize_rate, "Tokens one CPU core tokenises per second (default: 110k, measured; README)");
   cmd.add_option("--keep-checkpoints", f.keep_checkpoints, "Checkpoints kept in storage during the run")->capture_default_str();
   cmd.add_flag("--no-egress", f.no_egress, "Do not price copying the trained weights out");
+}
+
+// --storage-bandwidth, --cpu-cores, --pretokenized, --tokenize-rate.
+static PipelineSpec build_pipeline(const RunFlags& f) {
+  PipelineSpec p;
+  if (!f.storage_bandwidth.empty()) {
+    std::string text = f.storage_bandwidth;
+    if (text.size() > 2 && text.compare(text.size() - 2, 2, "/s") == 0) text.resize(text.size() - 2);
+    auto b = parse_bytes(text, BareGUnit::gb);
+    if (!b || *b.value == 0) bad_flag("--storage-bandwidth", b ? "must be positive" : b.error);
+    p.storage_bytes_per_second = static_cast<double>(*b.value);
+  }
+  if (!f.cpu_cores.empty()) {
+    auto c = parse_int(f.cpu_cores, 1, 1 << 20);
+    if (!c) bad_flag("--cpu-cores", c.error);
+    p.cpu_cores = static_cast<int>(*c.value);
+  }
+  if (f.pretokenized && p.cpu_cores) bad_flag("--cpu-cores", "--pretokenized data needs no tokenising: give one of the two");
+  p.pretokenised = f.pretokenized;
+  if (!f.tokenize_rate.empty()) {
+    const double r = count_flag("--tokenize-rate", f.tokenize_rate);
+    if (!(r > 0)) bad_flag("--tokenize-rate", "must be positive");
+    p.tokenizer_tokens_per_core_second = r;
+  }
+  return p;
 }
 
 RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
@@ -178,6 +207,7 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   if (f.keep_checkpoints < 0) bad_flag("--keep-checkpoints", "must not be negative");
   r.keep_checkpoints = f.keep_checkpoints;
   r.egress_final_weights = !f.no_egress;
+  r.pipeline = build_pipeline(f);
 
   s.fx = build_fx(f.fx);
   if (!valid_currency(f.currency)) bad_flag("--currency", "expected a 3-letter ISO code such as USD or INR, got \"" + f.currency + "\"");

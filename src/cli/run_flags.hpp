@@ -24,6 +24,8 @@ struct RunFlags {
   std::string checkpoint_write_speed = "1GB", dataset_size = "0GB";
   int keep_checkpoints = 1, max_restarts = 100, nodes = 0;
   bool no_egress = false;
+  std::string storage_bandwidth, cpu_cores, tokenize_rate;  // the input pipeline (input_pipeline.hpp)
+  bool pretokenized = false;
 };
 
 void add_run_options(CLI::App& cmd, RunFlags& f);

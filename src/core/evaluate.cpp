@@ -35,6 +35,23 @@ StepTime step_time(const PreparedJob& j, const Gpu& gpu, const Offer& offer) {
   return t;
 }
 
+// Training reads and tokenises its data at the GPUs' pace; when storage or the CPUs are slower,
+// the GPUs wait and every step stretches by the shortfall (seed 000: fix the data pipeline).
+void feed_gpus(const PreparedJob& j, const Offer& offer, OfferEvaluation& e) {
+  const RunSpec& run = *j.run;
+  const int per_instance = std::max(1, offer.gpus);
+  const int instances = (j.workload.gpus + per_instance - 1) / per_instance;
+  const double useful = e.time.tokens_per_second * std::clamp(run.padding_efficiency, 1e-6, 1.0);
+  e.pipeline = input_pipeline(useful, run.pipeline, offer, instances, j.model->vocab_size);
+  const double s = e.pipeline->slowdown;
+  if (!(s > 1)) return;
+  e.time.step_seconds *= s;
+  e.time.tokens_per_second /= s;
+  e.time.tokens_per_second_per_gpu /= s;
+  e.time.mfu /= s;
+  e.time.hfu /= s;
+}
+
 // The bill for the run's work (when a size was given) on `instances` instances.
 void bill_run(const PreparedJob& j, const Offer& offer, const Provider& provider, Pricing pricing, int instances,
               OfferEvaluation& e) {
@@ -114,6 +131,7 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   e.excluded = Exclusion::none;
   e.infeasible_reason = "";
   e.cost.reset();
+  e.pipeline.reset();
   e.steps = e.tokens = 0;
   e.per_gpu_bytes = j.per_gpu_bytes;
   e.capacity_bytes = static_cast<double>(gpu.usable_bytes());
@@ -129,6 +147,7 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   if (e.excluded != Exclusion::none) return;
 
   e.time = step_time(j, gpu, offer);
+  if (is_training(w.method)) feed_gpus(j, offer, e);
   const double useful_per_step = e.time.tokens_per_step * std::clamp(run.padding_efficiency, 1e-6, 1.0);
   if (run.tokens) {
     e.tokens = *run.tokens;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io/format.hpp"
+#include "io/pipeline_render.hpp"
 
 namespace gpuplan::io {
 
@@ -91,6 +92,7 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
   j["meets_budget"] = p.meets_budget ? nlohmann::json(*p.meets_budget) : nlohmann::json();
   if (e.cost) add_run_cost(j, p);
   else j["wall_seconds"] = nullptr;
+  j["pipeline"] = e.pipeline ? pipeline_json(*e.pipeline) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -185,6 +187,7 @@ std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, con
     notes.push_back("no preemption rate on these sheets: spot is priced as if never preempted (give --preemptions-per-hour): " +
                     join(no_rate));
   if (!egress.empty()) notes.push_back("egress is not priced on these sheets (left out of their totals): " + join(egress));
+  for (auto& n : pipeline_notes(offers)) notes.push_back(std::move(n));
   return notes;
 }
 

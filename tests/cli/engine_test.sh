@@ -93,4 +93,44 @@ expect 0 "compare csv" -- "$G" compare --model llama-3.1-8b --method lora --toke
 has out '^provider,offer,gpu,gpus,sharding,tokens_per_second,mfu,per_hour_USD,per_million_tokens_USD,wall_seconds,total_USD' "unit-named header"
 lacks out '[0-9]h,|[0-9]%|█' "no display spellings in CSV"
 
+
+# The input pipeline feeds the one evaluation: storage slower than the GPUs read stretches the
+# wall time and cost the same way in plan, estimate, compare and check, and is flagged.
+SLOW=(--model llama-3.1-8b --method lora --gpus 1 --tokens 200M --pricing on-demand --offer runpod/l40s-x1)
+expect 0 "estimate, storage unbounded" -- "$G" estimate "${SLOW[@]}" --format json
+fast_wall=$(jget out "round(d['cost'][0]['wall_seconds'])")
+need=$(jget out "d['cost'][0]['pipeline']['storage_bytes_per_second']")
+same "no bound without a limit" "None" "$(jget out "d['cost'][0]['pipeline']['bound']")"
+bw="$(python3 -c "print(int($need / 4))")B"
+expect 0 "estimate, slow storage" -- "$G" estimate "${SLOW[@]}" --storage-bandwidth "$bw" --format json
+slow_wall=$(jget out "round(d['cost'][0]['wall_seconds'])")
+slow_cost=$(jget out "round(d['cost'][0]['total'], 2)")
+same "estimate flags storage" "storage" "$(jget out "d['cost'][0]['pipeline']['bound']")"
+if python3 -c "import sys; sys.exit(0 if $slow_wall > 3.9 * $fast_wall else 1)"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: slow storage did not stretch the wall time ($fast_wall -> $slow_wall)"; fi
+expect 0 "estimate table warns" -- "$G" estimate "${SLOW[@]}" --storage-bandwidth "$bw" --no-color
+has out 'warning: the input pipeline \(storage\), not the GPUs, bounds this run' "warning under the table"
+expect 0 "compare, slow storage" -- "$G" compare "${SLOW[@]}" --storage-bandwidth "$bw" --format json
+same "compare wall (slow storage)" "$slow_wall" "$(jget out "round(d['offers'][0]['wall_seconds'])")"
+same "compare flags storage" "storage" "$(jget out "d['offers'][0]['pipeline']['bound']")"
+expect 0 "plan, slow storage" -- "$G" plan --model llama-3.1-8b --methods lora --tokens 200M --pricings on-demand --offer runpod/l40s-x1 \
+  --max-nodes 1 --storage-bandwidth "$bw" --format json
+cp "$TMP/out" "$TMP/plan_slow.json"
+P=(--model llama-3.1-8b --method lora --precision "$(jget plan_slow.json "d['plan']['precision']")" --optimizer "$(jget plan_slow.json "d['plan']['optimizer']")"
+   --checkpointing "$(jget plan_slow.json "d['plan']['checkpointing']")" --attention "$(jget plan_slow.json "d['plan']['attention']")"
+   --sharding "$(jget plan_slow.json "d['plan']['sharding']")" --micro-batch "$(jget plan_slow.json "d['plan']['micro_batch']")"
+   --grad-accum "$(jget plan_slow.json "d['plan']['grad_accum']")" --gpus "$(jget plan_slow.json "d['plan']['gpus']")"
+   --tokens 200M --pricing on-demand --storage-bandwidth "$bw")
+expect 0 "estimate plan's pick, slow storage" -- "$G" estimate "${P[@]}" --offer runpod/l40s-x1 --format json
+same "plan wall = estimate wall (slow storage)" "$(jget plan_slow.json "round(d['plan']['wall_seconds'])")" "$(jget out "round(d['cost'][0]['wall_seconds'])")"
+same "plan's pick is storage-bound" "storage" "$(jget out "d['cost'][0]['pipeline']['bound']")"
+mkdir -p "$TMP/slowspecs"
+{
+  echo "name: slow-storage"
+  for ((i = 0; i < ${#SLOW[@]}; i += 2)); do echo "${SLOW[i]#--}: \"${SLOW[i+1]}\""; done
+  echo "storage-bandwidth: \"$bw\""
+} >"$TMP/slowspecs/job.yaml"
+expect 0 "check, slow storage" -- "$G" check "$TMP/slowspecs" --format json --date 2026-12-01
+same "check wall (slow storage)" "$slow_wall" "$(jget out "round(d['experiments'][0]['wall_seconds'])")"
+same "check cost (slow storage)" "$slow_cost" "$(jget out "round(d['experiments'][0]['cost'], 2)")"
+
 finish

@@ -112,6 +112,7 @@ def scratch():
     shutil.copy(os.path.join(fx, "skypilot", "lambda_vms.csv"), os.path.join(d, "lambda_vms.csv"))
     shutil.copy(os.path.join(fx, "sacct_jobs.txt"), os.path.join(d, "jobs.txt"))
     shutil.copy(os.path.join(fx, "jobs.csv"), os.path.join(d, "usage.csv"))
+    shutil.copy(os.path.join(fx, "advise_answers.yaml"), os.path.join(d, "answers.yaml"))
     # Measured memory runs: enough of them to fit every constant they measure.
     shutil.copy(os.path.join(ROOT, "data", "measured", "memory.jsonl"), os.path.join(d, "runs.jsonl"))
     subprocess.run([G, "ledger", "import", "spend.jsonl", "--ledger", "spend.db"], cwd=d, check=True, capture_output=True)

@@ -153,3 +153,30 @@ TEST_CASE("the prepared path and the one-call path give identical numbers", "[of
   CHECK(a.cost->wall_seconds == b.cost->wall_seconds);
   CHECK(a.per_gpu_bytes == b.per_gpu_bytes);
 }
+
+TEST_CASE("slow storage bounds the run: the step, the wall time and the cost stretch", "[offer][pipeline]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  Workload w;
+  w.method = Method::lora;
+  w.micro_batch = 4;
+  const Provider p;
+  RunSpec run;
+  run.tokens = 1e9;
+  const OfferEvaluation fast = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  REQUIRE(fast.pipeline);
+  CHECK(fast.pipeline->bound == PipelineBound::none);
+  // Storage at a quarter of what the GPUs read: 4x the step, the wall time and the compute bill.
+  run.pipeline.storage_bytes_per_second = fast.pipeline->storage_bytes_per_second / 4;
+  const OfferEvaluation slow = evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run);
+  REQUIRE(slow.pipeline);
+  CHECK(slow.pipeline->bound == PipelineBound::storage);
+  CHECK(slow.pipeline->slowdown == Approx(4));
+  CHECK(slow.time.step_seconds == Approx(4 * fast.time.step_seconds));
+  REQUIRE(slow.cost);
+  CHECK(slow.cost->wall_seconds == Approx(4 * fast.cost->wall_seconds).epsilon(0.01));
+  CHECK(slow.cost->compute > 3.9 * fast.cost->compute);
+  // Inference has no training data to read.
+  w.method = Method::inference;
+  CHECK_FALSE(evaluate_offer(m, pc, w, gpu80(), node(1, 2.0), p, run).pipeline);
+}
