@@ -79,13 +79,14 @@ std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c) {
   t.columns = {"owned", "burst after", "p50 queue", "p95 queue", "burst jobs", "owned use", "owned", "spot", "on-demand", "total", ""};
   t.align = {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
              Align::right, Align::right, Align::right, Align::right, Align::left};
+  t.droppable = {2, 4, 8, 7};  // p50, burst jobs, on-demand, spot: total and p95 carry the decision
   t.csv_columns = {"owned_gpus", "burst_after_seconds", "queue_p50_hours", "queue_p95_hours", "burst_jobs", "owned_utilisation",
                    "owned_per_month", "spot_per_month", "on_demand_per_month", "total_per_month", "meets_target"};
   for (std::size_t i = 0; i < s.options.size(); ++i) {
     const FleetOption& o = s.options[i];
     const FleetMonth& m = o.month;
     const QueueStats& q = o.replay.all;
-    std::string mark = static_cast<int>(i) == s.cheapest ? "<- cheapest under target" : o.meets_target ? "" : "misses target";
+    std::string mark = static_cast<int>(i) == s.cheapest ? "<- cheapest" : o.meets_target ? "" : "misses target";
     if (q.unserved) mark += " (" + std::to_string(q.unserved) + " job(s) never fit)";
     t.rows.push_back({std::to_string(o.policy.owned_gpus), burst_text(o.policy.burst_after), hours(q.p50_hours), hours(q.p95_hours),
                       std::to_string(q.burst), num(100 * o.replay.utilisation, 1) + "%", money_text(m.owned.total, c.currency, 0),

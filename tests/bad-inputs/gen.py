@@ -205,3 +205,9 @@ w("st-metadata-object.safetensors", st_raw('{"__metadata__":{"a":{"b":1}},"w":{"
 w("st-index-self.index.json", json.dumps({"weight_map": {"w": "st-index-self.index.json"}}) + "\n")
 w("st-index-a.index.json", json.dumps({"weight_map": {"w": "st-index-b.index.json"}}) + "\n")
 w("st-index-b.index.json", json.dumps({"weight_map": {"w": "st-index-a.index.json"}}) + "\n")
+# advise --answers: a value that is not an answer, an unknown question, a list, not YAML.
+w("answers-bad-share.yaml", "steady_share: 30%\ninterruptible: most of it\n")
+w("answers-unknown-key.yaml", "steady_share: 30%\ninteruptible: 60%\n")
+w("answers-list.yaml", "ops:\n  - slurm\n  - kubernetes\n")
+w("answers-churn.yaml", "churn: 0mo\n")
+w("answers-not-yaml.yaml", "steady_share: [30%\n")

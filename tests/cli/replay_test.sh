@@ -45,7 +45,7 @@ has out '"owned": 176\.7[45]' "owned per month from option_cost"
 
 expect 0 "table" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 0:2:1 --burst-after 0,1.5h,never --max-p95-queue 2h --no-color
 has out '^Fleet replay of 4 jobs' "title"
-has out 'cheapest under target' "cheapest marked"
+has out '<- cheapest' "cheapest marked"
 has out 'Queue by team' "per-team queue"
 has out 'no team or partition is marked --checkpointing' "spot rule named"
 expect 0 "csv" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 0,2 --max-p95-queue 2h --format csv
@@ -59,4 +59,10 @@ expect 2 "bad range" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 8:2:1 
 has err "field '--owned'" "flag named"
 expect 2 "bad wait" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --burst-after soon --max-p95-queue 2h
 expect 2 "no demand flags here" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --gpu-hours-per-month 5 --max-p95-queue 2h
+
+# sacct's own format (steps, a running job, gres/gpu:a100=N): replayed like the CSV.
+expect 0 "sacct log" -- "$G" replay "$1/fixtures/sacct_jobs.txt" "${TERMS[@]}" --owned 0:8:4 --max-p95-queue 4h --format json
+has out '"log_format": "sacct"' "sacct read"
+has out '"jobs": 4' "the allocation lines only"
+
 finish
