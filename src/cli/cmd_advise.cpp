@@ -131,6 +131,9 @@ void run_advise(const AdviseFlags& f) {
   if (output_format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
   for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
   r.notes = s.notes;
+  if (costs.demand.empty())
+    r.notes.push_back("buy-vs-rent prices the GPU-hours a week as spread evenly over the month; --demand FILE gives it the measured "
+                      "day-by-day profile (and the peak the fleet must cover)");
   print_report(r);
 }
 

@@ -177,9 +177,9 @@ Advice advise(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t,
                      !(serving->payback_months && *serving->payback_months > a.churn_months);
   if (out.training_owns) {
     out.pattern = Pattern::owned_baseline_cloud_burst;
-    out.reasons.push_back("a predictable baseline: owning " + std::to_string(t.decision.owned_gpus) + " GPUs costs " +
-                          fixed(t.choice.total, 0) + " a month against " + fixed(t.rent.total, 0) + " renting everything (buy-vs-rent " +
-                          to_string(t.decision.verdict) + "); spikes burst to the cloud (seed 001 §11, pattern 2)");
+    out.reasons.push_back("a predictable baseline: owning " + std::to_string(t.decision.owned_gpus) +
+                          " GPUs is buy-vs-rent's cheapest option (" + to_string(t.decision.verdict) +
+                          "; the numbers below); spikes burst to the cloud (seed 001 §11, pattern 2)");
   } else if (out.serving_owns) {
     out.pattern = Pattern::cloud_training_owned_serving;
     out.reasons.push_back("inference is steady (" + std::to_string(a.inference_gpus) + " GPUs around the clock) and owning them pays (buy-vs-rent " +

@@ -95,6 +95,7 @@ std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c) {
   Table ans;
   ans.title = "Answers";
   ans.columns = {"question", "answer", "from"};
+  ans.cuttable = {0};  // the question's number leads; --wide prints it whole
   for (const auto& r : c.answers) ans.rows.push_back({r.question, r.answer, r.source});
   out.push_back(ans);
   if (!a.would_change.empty()) out.push_back(list_table("What would change the answer", "if", a.would_change));
