@@ -95,7 +95,8 @@ std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c) {
   Table ans;
   ans.title = "Answers";
   ans.columns = {"question", "answer", "from"};
-  ans.cuttable = {0};  // the question's number leads; --wide prints it whole
+  ans.cuttable = {0};  // questions lead with their number; --wide prints them whole
+  ans.min_cut = 40;   // ... and stay readable: the trailing "from" column wraps instead
   for (const auto& r : c.answers) ans.rows.push_back({r.question, r.answer, r.source});
   out.push_back(ans);
   if (!a.would_change.empty()) out.push_back(list_table("What would change the answer", "if", a.would_change));

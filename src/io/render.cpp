@@ -61,7 +61,7 @@ Align align_of(const Table& t, std::size_t c) { return c < t.align.size() ? t.al
 
 // Narrows the widest cuttable columns until the line fits `max_width`; true when any was cut.
 bool fit_widths(Layout& l, const Table& t, std::size_t max_width) {
-  constexpr std::size_t kMinCut = 12;
+  const std::size_t kMinCut = t.min_cut;
   auto cuttable = [&](std::size_t i) { return std::find(t.cuttable.begin(), t.cuttable.end(), l.shown[i]) != t.cuttable.end(); };
   bool cut_any = false;
   while (max_width > 0 && l.total() > max_width) {
@@ -69,6 +69,11 @@ bool fit_widths(Layout& l, const Table& t, std::size_t max_width) {
     for (std::size_t i = 0; i < l.w.size(); ++i)
       if (cuttable(i) && l.w[i] > kMinCut && (widest == l.w.size() || l.w[i] > l.w[widest])) widest = i;
     if (widest == l.w.size()) break;  // nothing left to narrow
+    // Leave room for a trailing text column to wrap into rather than cut everything to the bone.
+    if (align_of(t, l.shown.back()) == Align::left && l.shown.back() != l.shown[widest]) {
+      std::size_t others = l.total() - l.w.back();
+      if (others <= max_width - std::min<std::size_t>(max_width, 16)) break;
+    }
     l.w[widest] = std::max(kMinCut, l.w[widest] - std::min(l.w[widest] - kMinCut, l.total() - max_width));
     cut_any = true;
   }
@@ -84,8 +89,10 @@ Layout layout(const Table& t, std::vector<std::size_t> shown, std::size_t max_wi
       if (c < r.size()) width = std::max(width, width_of(r[c]));
     l.w.push_back(width);
   }
-  // A trailing text column (a "why") wraps onto more lines before anything is cut.
-  if (max_width > 0 && !l.w.empty() && align_of(t, l.shown.back()) == Align::left) {
+  // A trailing text column (a "why") wraps onto more lines before anything is cut, and again
+  // once cutting the others has left it room.
+  auto wrap_last = [&] {
+    if (max_width == 0 || l.w.empty() || align_of(t, l.shown.back()) != Align::left) return;
     const std::size_t last = l.w.size() - 1;
     std::size_t others = 2 * last;
     for (std::size_t i = 0; i < last; ++i) others += l.w[i];
@@ -93,8 +100,10 @@ Layout layout(const Table& t, std::vector<std::size_t> shown, std::size_t max_wi
       l.w[last] = max_width - others;
       l.wrap_last = true;
     }
-  }
+  };
+  wrap_last();
   l.cut_any = fit_widths(l, t, max_width);
+  if (!l.wrap_last && l.total() > max_width) wrap_last();
   return l;
 }
 

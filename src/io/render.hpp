@@ -22,6 +22,7 @@ struct Table {
   // Columns a narrow table may leave out, least important first, when wrapping and cutting
   // are not enough; a line under the table names them.
   std::vector<std::size_t> droppable;
+  std::size_t min_cut = 12;  // a cut column keeps at least this many characters
 };
 
 // A table for a terminal of `max_width` columns (0: no limit): when wider, a trailing
