@@ -2,6 +2,7 @@
 #include "io/check_report.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "gpuplan/units.hpp"
 #include "io/format.hpp"
@@ -12,6 +13,24 @@ namespace {
 nlohmann::json opt_json(bool present, double v) { return present ? nlohmann::json(v) : nlohmann::json(); }
 
 std::string signed_num(double v) { return (v >= 0 ? "+" : "") + num(v, 2); }
+
+double cost_of(const CheckedSpec* s) { return s ? s->check.cost : 0; }
+
+const char* change_of(const DiffRow& d) {
+  if (!d.before) return "added";
+  if (!d.after) return "removed";
+  return cost_of(d.before) == cost_of(d.after) ? "same" : "changed";
+}
+
+// Old and new totals over every row.
+std::pair<double, double> totals(const DiffReport& r) {
+  double before = 0, after = 0;
+  for (const DiffRow& d : r.rows) {
+    before += cost_of(d.before);
+    after += cost_of(d.after);
+  }
+  return {before, after};
+}
 
 }  // namespace
 
@@ -103,14 +122,11 @@ nlohmann::json diff_json(const DiffReport& r) {
   nlohmann::json j;
   j["currency"] = r.currency;
   j["experiments"] = nlohmann::json::array();
-  double total_before = 0, total_after = 0;
   for (const DiffRow& d : r.rows) {
-    const double cb = d.before ? d.before->check.cost : 0, ca = d.after ? d.after->check.cost : 0;
-    total_before += cb;
-    total_after += ca;
+    const double cb = cost_of(d.before), ca = cost_of(d.after);
     j["experiments"].push_back(
         {{"name", d.name},
-         {"change", !d.before ? "added" : !d.after ? "removed" : (ca == cb ? "same" : "changed")},
+         {"change", change_of(d)},
          {"cost_before", opt_json(d.before, cb)},
          {"cost_after", opt_json(d.after, ca)},
          {"delta", ca - cb},
@@ -119,6 +135,7 @@ nlohmann::json diff_json(const DiffReport& r) {
          {"per_gpu_bytes_before", d.before ? nlohmann::json(static_cast<std::int64_t>(d.before->per_gpu_bytes)) : nlohmann::json()},
          {"per_gpu_bytes_after", d.after ? nlohmann::json(static_cast<std::int64_t>(d.after->per_gpu_bytes)) : nlohmann::json()}});
   }
+  const auto [total_before, total_after] = totals(r);
   j["total_before"] = total_before;
   j["total_after"] = total_after;
   j["total_delta"] = total_after - total_before;
@@ -132,19 +149,17 @@ Table diff_table(const DiffReport& r) {
   t.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right};
   t.csv_columns = {"experiment", "change", "cost_before", "cost_after", "delta", "wall_seconds_before", "wall_seconds_after",
                    "per_gpu_bytes_after"};
-  double total_before = 0, total_after = 0;
   for (const DiffRow& d : r.rows) {
     const CheckedSpec *b = d.before, *a = d.after;
-    const double cb = b ? b->check.cost : 0, ca = a ? a->check.cost : 0;
-    total_before += cb;
-    total_after += ca;
-    const std::string change = !b ? "added" : !a ? "removed" : (ca == cb ? "same" : "changed");
+    const double cb = cost_of(b), ca = cost_of(a);
+    const std::string change = change_of(d);
     t.rows.push_back({d.name, change, b ? num(cb, 2) : "-", a ? num(ca, 2) : "-", signed_num(ca - cb),
                       b ? num(b->check.wall_seconds / 3600, 1) : "-", a ? num(a->check.wall_seconds / 3600, 1) : "-",
                       a ? num(a->per_gpu_bytes / kGiB, 1) : "-"});
     t.csv_rows.push_back({d.name, change, b ? raw(cb) : "", a ? raw(ca) : "", raw(ca - cb), b ? raw(b->check.wall_seconds) : "",
                           a ? raw(a->check.wall_seconds) : "", a ? raw(a->per_gpu_bytes) : ""});
   }
+  const auto [total_before, total_after] = totals(r);
   t.rows.push_back({"total", "", num(total_before, 2), num(total_after, 2), signed_num(total_after - total_before), "", "", ""});
   t.csv_rows.push_back({"total", "", raw(total_before), raw(total_after), raw(total_after - total_before), "", "", ""});
   return t;
