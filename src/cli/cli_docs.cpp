@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/common.hpp"
 #include "io/files.hpp"
 
 namespace gpuplan::cli {
@@ -28,7 +29,7 @@ struct Command {
 // Visible commands and flags only: hidden ones (old spellings, these generators) stay out.
 void walk(const CLI::App& app, const std::string& path, std::vector<Command>& out) {
   Command c{path, app.get_description(), {}, {}};
-  for (const CLI::Option* o : app.get_options({})) {
+  for (const CLI::Option* o : gpuplan::cli::all_options(app)) {
     if (o->get_group().empty() || (o->get_lnames().empty() && o->get_snames().empty())) continue;
     Flag f{{}, o->get_description(), o->get_expected_min() > 0};
     for (const auto& n : o->get_lnames()) f.names.push_back("--" + n);
@@ -36,7 +37,7 @@ void walk(const CLI::App& app, const std::string& path, std::vector<Command>& ou
     c.flags.push_back(f);
   }
   std::vector<const CLI::App*> subs;
-  for (const CLI::App* s : app.get_subcommands({}))
+  for (const CLI::App* s : gpuplan::cli::named_subcommands(app))
     if (!s->get_group().empty()) {
       c.subs.push_back(s->get_name());
       subs.push_back(s);

@@ -153,7 +153,7 @@ hardware) is computed from the ownership terms. The ownership flags are buy-vs-r
   add_buy_vs_rent_options(*cmd, f->costs);
   // Demand is question 1 (or --demand); --uncertainty is question 2's, asked like the others.
   for (const char* name : {"--gpu-hours-per-month", "--utilization", "--utilisation", "--uncertainty"})
-    cmd->remove_option(cmd->get_option(name));
+    remove_option(*cmd, name);
   for (const auto& q : io::advice_questions()) cmd->add_option(q.flag, f->answers[q.key], q.question);
   cmd->add_option("--answers", f->answers_file, "YAML file of answers (keys as the flags, with _: steady_share: 40%)");
   add_common_options(*cmd);

@@ -205,7 +205,7 @@ The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent'
   add_buy_vs_rent_options(*cmd, f->costs);
   // Demand comes from the log, and burst jobs rent on-demand or (checkpointing) spot.
   for (const char* name : {"--count", "--gpu-hours-per-month", "--utilization", "--utilisation", "--demand", "--uncertainty", "--pricing"})
-    cmd->remove_option(cmd->get_option(name));
+    remove_option(*cmd, name);
   add_common_options(*cmd);
   cmd->callback([f] { run_replay(*f); });
 }

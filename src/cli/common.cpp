@@ -33,7 +33,54 @@ CLI::Validator existing_file_or_stdin() {
       [](std::string& path) { return path == "-" ? std::string() : CLI::ExistingFile(path); }, "FILE", "FILE or - (stdin)");
 }
 
-void add_common_options(CLI::App& app, bool github) {
+CLI::App& option_section(CLI::App& cmd, const std::string& title) {
+  CLI::App& section = *cmd.add_option_group(title);
+  section.set_help_flag();  // the command's own -h serves; a section copies it otherwise
+  return section;
+}
+
+namespace {
+class SectionFormatter : public CLI::Formatter {
+ public:
+  std::string make_expanded(const CLI::App* sub) const override {
+    if (!sub->get_name().empty()) return CLI::Formatter::make_expanded(sub);
+    std::string out = sub->get_group() + ":\n";
+    for (const CLI::Option* o : sub->get_options({}))
+      if (!o->get_group().empty()) out += make_option(o, false);
+    const auto siblings = sub->get_parent()->get_subcommands({});
+    return siblings.back() == sub ? out : out + "\n";  // the help's own blank line ends the last
+  }
+};
+}  // namespace
+
+std::shared_ptr<CLI::Formatter> help_formatter() { return std::make_shared<SectionFormatter>(); }
+
+std::vector<const CLI::Option*> all_options(const CLI::App& cmd) {
+  std::vector<const CLI::Option*> out = cmd.get_options();
+  for (const CLI::App* s : cmd.get_subcommands({}))
+    if (s->get_name().empty()) {
+      const auto inner = all_options(*s);
+      out.insert(out.end(), inner.begin(), inner.end());
+    }
+  return out;
+}
+
+std::vector<const CLI::App*> named_subcommands(const CLI::App& cmd) {
+  std::vector<const CLI::App*> out;
+  for (const CLI::App* s : cmd.get_subcommands({}))
+    if (!s->get_name().empty()) out.push_back(s);
+  return out;
+}
+
+void remove_option(CLI::App& cmd, const std::string& name) {
+  CLI::Option* o = cmd.get_option_no_throw(name);
+  if (o == nullptr || cmd.remove_option(o)) return;
+  for (CLI::App* s : cmd.get_subcommands({}))
+    if (s->get_name().empty() && s->remove_option(o)) return;
+}
+
+void add_common_options(CLI::App& cmd, bool github) {
+  CLI::App& app = option_section(cmd, "Output");
   auto& g = globals();
   std::vector<std::string> formats = {"table", "json", "csv", "markdown"};
   if (github) formats.push_back("github");
@@ -97,10 +144,11 @@ void print_report(const Report& r) {
 }
 
 const Catalog& catalog() {
-  static std::optional<Catalog> c;
-  if (!c) {
+  // Never freed, like the App (cli/app.cpp): the OS reclaims it at exit faster than ~Catalog.
+  static const Catalog* c = nullptr;
+  if (c == nullptr) {
     std::vector<std::string> notices;
-    c = io::load_catalogs(globals().catalogs, &notices);
+    c = new Catalog(io::load_catalogs(globals().catalogs, &notices));
     for (const auto& n : notices) warn(n);
   }
   return *c;

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,26 @@ class ProfileScope {
 // Adds --format, --catalog, --profile, -q and --no-color to a (sub)command. `github` also offers
 // --format github (workflow annotations), for commands that gate CI.
 void add_common_options(CLI::App& app, bool github = false);
+
+// A titled section of a command's options (its --help prints them under the title). Beside
+// readable help, sections keep start-up fast: CLI11 compares each new option's names with every
+// earlier option of the same (sub)command, copying both name lists each time, and estimate's
+// ~85 options made that check cost more than the estimate. A section's options are compared
+// only with each other; tests/cli/flag_names_test checks names stay unique across a command.
+CLI::App& option_section(CLI::App& cmd, const std::string& title);
+
+// Help that prints each section as "Title:" and its options, like CLI11's own "Options:" list
+// (CLI11's default nests them under "[Option Group: Title]"). Subcommands inherit it.
+std::shared_ptr<CLI::Formatter> help_formatter();
+
+// Every option of a command, its sections' included (CLI11's get_options sees only its own).
+std::vector<const CLI::Option*> all_options(const CLI::App& cmd);
+
+// A command's named subcommands: CLI11 lists its option sections among them, nameless.
+std::vector<const CLI::App*> named_subcommands(const CLI::App& cmd);
+
+// Removes the option called `name` from a command or whichever of its sections holds it.
+void remove_option(CLI::App& cmd, const std::string& name);
 
 // CLI::ExistingFile that also takes "-" (standard input).
 CLI::Validator existing_file_or_stdin();

@@ -35,7 +35,7 @@ struct SpecParser {
     initial_workload = workload;
     initial_run = run;
     initial_filter = filter;
-    for (const CLI::Option* o : app.get_options())
+    for (const CLI::Option* o : all_options(app))
       for (const auto& n : o->get_lnames()) by_flag.emplace("--" + n, o);
   }
   const CLI::Option* option(const std::string& flag) const {
@@ -117,7 +117,7 @@ std::vector<SpecKey> experiment_keys() {
                                {"max_cost", "This experiment's own cap, e.g. 50 or 4000 INR", false, false, {"max_cost"}, {}, "TEXT"},
                                {"description", "Free text", false, false, {"description"}, {}, "TEXT"},
                                {"profile", "Calibration profile (gpuplan calibrate --out), relative to the spec", false, false, {"profile"}, {}, "FILE"}};
-  for (const CLI::Option* o : p.app.get_options()) {
+  for (const CLI::Option* o : all_options(p.app)) {
     const auto& longs = o->get_lnames();
     if (longs.empty() || longs.front() == "help") continue;
     SpecKey k{key_of("--" + longs.front()), o->get_description(), o->get_expected_min() == 0,

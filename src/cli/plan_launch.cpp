@@ -67,7 +67,8 @@ std::string emit_text(const std::string& engine, const io::LaunchPlan& lp) {
 
 }  // namespace
 
-void add_launch_options(CLI::App& cmd, LaunchFlags& f) {
+void add_launch_options(CLI::App& command, LaunchFlags& f) {
+  CLI::App& cmd = option_section(command, "Launch files");
   cmd.add_option("--emit", f.emit, "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm");
   cmd.add_option("--out", f.out, "File for --emit (replaced atomically; default or -: stdout)");
   cmd.add_option("--head-address", f.head_address, "accelerate, more than one node: address of the machine_rank 0 host");

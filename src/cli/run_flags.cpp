@@ -104,9 +104,7 @@ RunInputs build_bill(const RunFlags& f) {
   return b;
 }
 
-}  // namespace
-
-void add_run_options(CLI::App& cmd, RunFlags& f) {
+void add_length_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--tokens", f.tokens, "Training tokens for the run, e.g. 2B (or generated tokens for inference)");
   cmd.add_option("--dataset-tokens", f.dataset_tokens, "Tokens in the dataset (with --epochs)");
   cmd.add_option("--epochs", f.epochs, "Passes over --dataset-tokens");
@@ -116,6 +114,9 @@ void add_run_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--packing", f.packing, "on | off: off pads each sequence to --seq-len")->capture_default_str();
   cmd.add_option("--mean-sample-tokens", f.mean_sample_tokens, "Mean tokens per sample (padding waste when --packing off)");
   cmd.add_option("--mfu", f.mfu, "Model FLOPs utilisation, e.g. 45% (default: by GPU class, see README)");
+}
+
+void add_money_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--pricing", f.pricing, "on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
   cmd.add_option("--tax", f.tax, "Tax on the bill, e.g. 18% (default: the sheet's own)");
   cmd.add_option("--stale-after", f.stale_after, "Flag sheets whose prices are older than this many days")->capture_default_str();
@@ -126,12 +127,19 @@ void add_run_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--fx", f.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
   cmd.add_option("--deadline", f.deadline, "Wall-clock limit for the run, e.g. 3d");
   cmd.add_option("--budget", f.budget, "Spend limit for the run, e.g. 500 or 40000INR (in --currency unless named)");
+}
+
+void add_spot_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--preemptions-per-hour", f.preemptions_per_hour, "Spot preemption rate per instance (default: the offer's)");
   cmd.add_option("--checkpoint-every", f.checkpoint_every, "Checkpoint interval, e.g. 30m (default on spot: Young's optimum)");
   cmd.add_option("--checkpoint-write-speed", f.checkpoint_write_speed, "Checkpoint write bandwidth per instance, e.g. 1GB (per second)")
       ->capture_default_str();
   cmd.add_option("--restart-time", f.restart_time, "Relaunch and reload time after a preemption")->capture_default_str();
   cmd.add_option("--max-restarts", f.max_restarts, "Give up on spot past this many expected preemptions")->capture_default_str();
+  cmd.add_option("--keep-checkpoints", f.keep_checkpoints, "Checkpoints kept in storage during the run")->capture_default_str();
+}
+
+void add_data_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--idle", f.idle, "Share of billed time doing no work (data loading, eval)")->capture_default_str();
   cmd.add_option("--startup", f.startup, "Billed start-up time per launch (default: the sheet's)");
   cmd.add_option("--dataset-size", f.dataset_size, "Dataset kept in storage during the run, e.g. 50GB")->capture_default_str();
@@ -139,8 +147,16 @@ void add_run_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--cpu-cores", f.cpu_cores, "CPU cores tokenising and packing training data on the fly (all instances)");
   cmd.add_option("--pretokenized", f.pretokenized, "Training data is stored as token ids: nothing to tokenise");
   cmd.add_option("--tokenize-rate", f.tokenize_rate, "Tokens one CPU core tokenises per second (default: 110k, measured; README)");
-  cmd.add_option("--keep-checkpoints", f.keep_checkpoints, "Checkpoints kept in storage during the run")->capture_default_str();
   cmd.add_flag("--no-egress", f.no_egress, "Do not price copying the trained weights out");
+}
+
+}  // namespace
+
+void add_run_options(CLI::App& command, RunFlags& f) {
+  add_length_options(option_section(command, "Run length and speed"), f);
+  add_money_options(option_section(command, "Prices, currency and limits"), f);
+  add_spot_options(option_section(command, "Spot and checkpoints"), f);
+  add_data_options(option_section(command, "Storage, data and overheads"), f);
 }
 
 // --storage-bandwidth, --cpu-cores, --pretokenized, --tokenize-rate.
@@ -219,7 +235,8 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   return s;
 }
 
-void add_offer_filter_options(CLI::App& cmd, OfferFlags& f, bool gpu_flag) {
+void add_offer_filter_options(CLI::App& command, OfferFlags& f, bool gpu_flag) {
+  CLI::App& cmd = option_section(command, "Offers");
   cmd.add_option("--provider", f.providers, "Only this provider (repeatable)");
   if (gpu_flag) cmd.add_option("--gpu", f.gpus, "Only this GPU (repeatable)");
   cmd.add_option("--region", f.regions, "Only offers whose region contains this text or is in this country, e.g. india (repeatable)");

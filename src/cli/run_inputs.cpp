@@ -56,7 +56,7 @@ struct RecordParser {
   RecordParser() {
     add_workload_options(app, flags);
     initial = flags;
-    for (const CLI::Option* o : app.get_options()) {
+    for (const CLI::Option* o : all_options(app)) {
       for (const auto& n : o->get_lnames()) names.insert("--" + n);
       for (const auto& n : o->get_snames()) names.insert("-" + n);
     }

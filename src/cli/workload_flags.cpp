@@ -108,8 +108,37 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   return w;
 }
 
-void add_workload_options(CLI::App& cmd, WorkloadFlags& f) {
-  add_model_source_options(cmd, f.model, true);
+namespace {
+
+void add_memory_options(CLI::App& cmd, WorkloadFlags& f) {
+  cmd.add_option("--micro-batch,--batch", f.micro_batch, "Sequences per GPU per step (inference: concurrent sequences)")->capture_default_str();
+  cmd.add_option("--seq-len,--context", f.seq_len, "Tokens per sequence (default: 2048, or the model's max context if shorter)");
+  cmd.add_flag("--allow-long-context", f.allow_long_context, "Allow --seq-len beyond the model's max context");
+  cmd.add_option("--attention", f.attention, "eager | sdpa | flash")->capture_default_str();
+  cmd.add_option("--checkpointing", f.checkpointing, "Activation checkpointing: none | selective | full")->capture_default_str();
+  cmd.add_option("--loss", f.loss, "Cross-entropy: standard (fp32 upcast) | chunked | fused")->capture_default_str();
+  cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
+  cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU, e.g. 800MiB (default 0.8GiB)");
+  cmd.add_option("--fragmentation", f.fragmentation, "Allocator fragmentation over tensors, e.g. 8%");
+}
+
+void add_parallel_options(CLI::App& cmd, WorkloadFlags& f) {
+  cmd.add_option("--gpus", f.gpus, "GPUs in the job")->capture_default_str()->each([&f](const std::string&) { f.gpus_given = true; });
+  cmd.add_option("--sharding", f.sharding, "ddp | zero1 | zero2 | zero3 | fsdp")->capture_default_str();
+  cmd.add_option("--offload", f.offload, "none | optimizer | optimizer+params")->capture_default_str();
+  cmd.add_option("--tensor-parallel", f.tensor_parallel, "Tensor-parallel degree")->capture_default_str();
+  cmd.add_option("--pipeline-parallel", f.pipeline_parallel, "Pipeline stages (1F1B)")->capture_default_str();
+  cmd.add_option("--virtual-pipeline", f.virtual_pipeline, "Interleaved model chunks per pipeline stage")->capture_default_str();
+  cmd.add_option("--context-parallel", f.context_parallel, "GPUs each sequence is split across")->capture_default_str();
+  cmd.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism in the TP group");
+  cmd.add_option("--expert-parallel", f.expert_parallel, "GPUs the MoE experts are split across")->capture_default_str();
+}
+
+}  // namespace
+
+void add_workload_options(CLI::App& command, WorkloadFlags& f) {
+  add_model_source_options(option_section(command, "Model"), f.model, true);
+  CLI::App& cmd = option_section(command, "Method and precision");
   cmd.add_option("--method", f.method, "full | lora | qlora | freeze | inference | pretrain")->capture_default_str();
   cmd.add_option("--precision", f.precision, "Compute precision: bf16 | fp16 | fp8 | fp32")->capture_default_str();
   cmd.add_flag("--pure-bf16", f.pure_bf16, "Train in bf16 without fp32 master weights");
@@ -124,24 +153,8 @@ void add_workload_options(CLI::App& cmd, WorkloadFlags& f) {
   cmd.add_flag("--lora-dropout", f.lora_dropout, "LoRA dropout > 0 (keeps a dropped copy of each target's input)");
   cmd.add_flag("--train-embeddings", f.train_embeddings, "LoRA/QLoRA: also train embeddings and lm_head");
   cmd.add_option("--trainable-layers", f.trainable_layers, "freeze: train the last K layers");
-  cmd.add_option("--micro-batch,--batch", f.micro_batch, "Sequences per GPU per step (inference: concurrent sequences)")->capture_default_str();
-  cmd.add_option("--seq-len,--context", f.seq_len, "Tokens per sequence (default: 2048, or the model's max context if shorter)");
-  cmd.add_flag("--allow-long-context", f.allow_long_context, "Allow --seq-len beyond the model's max context");
-  cmd.add_option("--attention", f.attention, "eager | sdpa | flash")->capture_default_str();
-  cmd.add_option("--checkpointing", f.checkpointing, "Activation checkpointing: none | selective | full")->capture_default_str();
-  cmd.add_option("--loss", f.loss, "Cross-entropy: standard (fp32 upcast) | chunked | fused")->capture_default_str();
-  cmd.add_option("--gpus", f.gpus, "GPUs in the job")->capture_default_str()->each([&f](const std::string&) { f.gpus_given = true; });
-  cmd.add_option("--sharding", f.sharding, "ddp | zero1 | zero2 | zero3 | fsdp")->capture_default_str();
-  cmd.add_option("--offload", f.offload, "none | optimizer | optimizer+params")->capture_default_str();
-  cmd.add_option("--tensor-parallel", f.tensor_parallel, "Tensor-parallel degree")->capture_default_str();
-  cmd.add_option("--pipeline-parallel", f.pipeline_parallel, "Pipeline stages (1F1B)")->capture_default_str();
-  cmd.add_option("--virtual-pipeline", f.virtual_pipeline, "Interleaved model chunks per pipeline stage")->capture_default_str();
-  cmd.add_option("--context-parallel", f.context_parallel, "GPUs each sequence is split across")->capture_default_str();
-  cmd.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism in the TP group");
-  cmd.add_option("--expert-parallel", f.expert_parallel, "GPUs the MoE experts are split across")->capture_default_str();
-  cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
-  cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU, e.g. 800MiB (default 0.8GiB)");
-  cmd.add_option("--fragmentation", f.fragmentation, "Allocator fragmentation over tensors, e.g. 8%");
+  add_memory_options(option_section(command, "Batch and memory"), f);
+  add_parallel_options(option_section(command, "GPUs and parallelism"), f);
 }
 
 }  // namespace gpuplan::cli
