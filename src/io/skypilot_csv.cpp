@@ -218,10 +218,21 @@ struct Resolved {
 };
 
 // 'p' when the text says PCIe, 's' when it says SXM or NVLink, '-' when neither or both.
+// Called for every row, so it searches in place instead of lowering copies.
+bool contains_word(std::string_view text, std::string_view lower_word) {
+  if (text.size() < lower_word.size()) return false;
+  for (std::size_t i = 0; i + lower_word.size() <= text.size(); ++i) {
+    std::size_t k = 0;
+    while (k < lower_word.size() && std::tolower(static_cast<unsigned char>(text[i + k])) == lower_word[k]) ++k;
+    if (k == lower_word.size()) return true;
+  }
+  return false;
+}
+
 char form_hint(const std::string& instance_type, const std::string& name) {
-  const std::string t = lower(instance_type + " " + name);
-  const bool pcie = t.find("pcie") != std::string::npos;
-  const bool sxm = t.find("sxm") != std::string::npos || t.find("nvlink") != std::string::npos;
+  auto says = [&](std::string_view w) { return contains_word(instance_type, w) || contains_word(name, w); };
+  const bool pcie = says("pcie");
+  const bool sxm = says("sxm") || says("nvlink");
   return pcie == sxm ? '-' : pcie ? 'p' : 's';
 }
 
@@ -552,9 +563,12 @@ class Parser {
       u.ambiguous = gpu.ambiguous;
       return;
     }
-    const std::string id = r.type + "@" + r.region;
-    auto [it, fresh] = index_.emplace(id, gathered_.size());
+    std::string& id = key_;  // reused: one allocation per sheet, not per row
+    id.assign(r.type).append(1, '@').append(r.region);
+    auto it = index_.find(id);
+    const bool fresh = it == index_.end();
     if (fresh) {
+      it = index_.emplace(id, gathered_.size()).first;
       Gathered g;
       g.type = r.type;
       g.region = r.region;
@@ -640,6 +654,7 @@ class Parser {
   Columns cols_;
   std::vector<Gathered> gathered_;
   std::unordered_map<std::string, std::size_t> index_;
+  std::string key_;
   std::map<std::pair<std::string, char>, Resolved> resolved_;
   std::unordered_map<std::string, Accelerator> accelerators_;
   std::vector<Host> hosts_;
