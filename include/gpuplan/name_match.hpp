@@ -9,6 +9,10 @@ namespace gpuplan {
 // Lowercase, with spaces, '-', '_' and '/' removed: "GeForce RTX-4090" -> "geforcertx4090".
 std::string normalise_name(std::string_view name);
 
+// normalise_name(name) == normalised, without building the string: a lookup compares every
+// catalog entry, and `check` looks up a model and a GPU for each of thousands of specs.
+bool normalises_to(std::string_view name, std::string_view normalised);
+
 // Levenshtein distance, capped: returns max_distance+1 as soon as it is certain to exceed it.
 int edit_distance(std::string_view a, std::string_view b, int max_distance);
 

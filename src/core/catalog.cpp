@@ -93,14 +93,14 @@ Lookup<T> find_named(const std::vector<T>& items, const std::string& typed, Name
   Lookup<T> out;
   const std::string key = normalise_name(typed);
   for (const auto& item : items)
-    if (normalise_name(item.id) == key) {
+    if (normalises_to(item.id, key)) {
       out.found = &item;
       return out;
     }
   std::vector<const T*> hits;
   for (const auto& item : items)
     for (const auto& n : names_of(item))
-      if (normalise_name(n) == key) {
+      if (normalises_to(n, key)) {
         hits.push_back(&item);
         break;
       }

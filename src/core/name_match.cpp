@@ -15,6 +15,16 @@ std::string normalise_name(std::string_view name) {
   return out;
 }
 
+bool normalises_to(std::string_view name, std::string_view normalised) {
+  std::size_t k = 0;
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_' || c == '/' || c == '\t') continue;
+    if (k == normalised.size() || static_cast<char>(std::tolower(static_cast<unsigned char>(c))) != normalised[k]) return false;
+    ++k;
+  }
+  return k == normalised.size();
+}
+
 int edit_distance(std::string_view a, std::string_view b, int max_distance) {
   const int n = static_cast<int>(a.size());
   const int m = static_cast<int>(b.size());

@@ -63,3 +63,14 @@ TEST_CASE("edit distance is capped and suggestions need to be close", "[catalog]
   CHECK(closest_name("h10O", {"h100-sxm", "h100", "a100"}) == "h100");
   CHECK(closest_name("zzzzzz", {"h100", "a100"}).empty());
 }
+
+TEST_CASE("normalises_to agrees with normalise_name", "[catalog]") {
+  const char* names[] = {"", "-", "RTX 4090", "rtx-4090", "GeForce RTX-4090", "llama-3.1-8b", "Llama_3.1/8B",
+                         "h100-sxm", "H100 SXM", "h100sxm5", "a\tb", "ab", "abc", "AB-", "-ab"};
+  for (const char* a : names)
+    for (const char* b : names) {
+      const std::string key = gpuplan::normalise_name(b);
+      INFO(a << " vs " << key);
+      CHECK(gpuplan::normalises_to(a, key) == (gpuplan::normalise_name(a) == key));
+    }
+}
