@@ -99,6 +99,10 @@ Workload candidate_workload(const PlanInputs& in, const PlanSpace& space, const 
 // pricing, its GPU count fixed. evaluate_offer() on it gives the candidate's numbers.
 RunSpec candidate_run(const PlanInputs& in, const PlanSpace& space, const Candidate& c);
 
+// The engine's whole evaluation of a candidate, as estimate and compare report it: the search
+// keeps only the figures it ranks by, not the input pipeline's or the bill's parts.
+OfferEvaluation evaluate_candidate(const PlanInputs& in, const PlanSpace& space, const Candidate& c);
+
 // Why each searched setting of the chosen plan: for every other value of that dimension, the
 // best feasible plan with it (unset when none fits the limits).
 struct SettingAlternative {

@@ -41,7 +41,10 @@ std::vector<PricedExperiment> price_all(const std::vector<std::string>& specs, c
   return out;
 }
 
-io::CheckedSpec checked(PricedExperiment p) { return {std::move(p.check), p.per_gpu_bytes, std::move(p.model)}; }
+io::CheckedSpec checked(PricedExperiment p) {
+  std::optional<PipelineFigures> pipeline = p.best ? p.best->eval.pipeline : std::nullopt;
+  return {std::move(p.check), p.per_gpu_bytes, std::move(p.model), pipeline};
+}
 
 void run_check(const CheckFlags& f) {
   const BudgetPolicy policy = load_policy(f.budget, f.currency);

@@ -159,7 +159,8 @@ void run_plan(const PlanFlags& f) {
   const PlanInputs in = build_inputs(f, rm, base, run);
   check_size(space, in);
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
-  const io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top};
+  io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top, {}};
+  if (!res.best.empty()) v.pipeline = evaluate_candidate(in, space, res.best.front()).pipeline;
   Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v), io::plan_csv_table(v)};
   if (res.best.empty() || !res.best.front().feasible()) exit_code() = 1;
   if (!res.best.empty()) {

@@ -178,6 +178,12 @@ RunSpec candidate_run(const PlanInputs& in, const PlanSpace& space, const Candid
   return run;
 }
 
+OfferEvaluation evaluate_candidate(const PlanInputs& in, const PlanSpace& space, const Candidate& c) {
+  const PlanOffer& po = in.offers[static_cast<std::size_t>(c.offer)];
+  return evaluate_offer(in.model, in.params, candidate_workload(in, space, c), *po.gpu, *po.offer, *po.provider,
+                        candidate_run(in, space, c));
+}
+
 PlanResult search_plans(const PlanInputs& in, const PlanSpace& space, std::size_t keep) {
   Search s{in, space, keep, {}, {}, 0, {}, {}};
   init_search(s);

@@ -6,6 +6,7 @@
 
 #include "gpuplan/units.hpp"
 #include "io/format.hpp"
+#include "io/pipeline_render.hpp"
 
 namespace gpuplan::io {
 namespace {
@@ -75,6 +76,7 @@ nlohmann::json check_json(const CheckReport& r) {
                         {"priced", c.priced},   {"cost", c.cost},       {"offer", c.offer},   {"gpu_hours", c.gpu_hours},
                         {"wall_seconds", c.wall_seconds}, {"per_gpu_bytes", static_cast<std::int64_t>(s.per_gpu_bytes)}, {"model", s.model}};
     if (!c.priced) e["why_unpriced"] = c.unpriced_reason;
+    e["pipeline"] = s.pipeline ? pipeline_json(*s.pipeline) : nlohmann::json(nullptr);
     j["experiments"].push_back(e);
   }
   j["rules"] = nlohmann::json::array();
@@ -105,6 +107,18 @@ std::vector<std::string> check_notes(const CheckReport& r) {
   notes.push_back(r.pass() ? "all " + std::to_string(r.rules.size()) + " rules pass"
                            : std::to_string(failed) + " of " + std::to_string(r.rules.size()) + " rules fail");
   if (!r.policy_given) notes.push_back("no --policy file: only each experiment's own max_cost and deadline are checked");
+  // estimate's and compare's warning, for each spec priced on an offer its data cannot feed.
+  constexpr std::size_t kNamed = 5;
+  std::size_t bound = 0;
+  for (const auto& s : r.specs) {
+    if (!s.pipeline || s.pipeline->bound == PipelineBound::none) continue;
+    if (++bound <= kNamed)
+      notes.push_back("warning: " + s.check.name + " on " + s.check.offer + ": " + pipeline_bound_text(*s.pipeline) +
+                      "; its time and cost include it");
+  }
+  if (bound > kNamed)
+    notes.push_back("warning: " + count_of(static_cast<long long>(bound - kNamed), "more experiment") +
+                    " bound by the input pipeline (--format json: experiments[].pipeline)");
   return notes;
 }
 

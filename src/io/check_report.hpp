@@ -3,10 +3,12 @@
 // rules (gpuplan/budget.hpp), spelled as JSON, a table, notes and GitHub annotations.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpuplan/budget.hpp"
+#include "gpuplan/input_pipeline.hpp"
 #include "io/render.hpp"
 
 namespace gpuplan::io {
@@ -15,6 +17,7 @@ struct CheckedSpec {
   ExperimentCheck check;
   double per_gpu_bytes = 0;
   std::string model;
+  std::optional<PipelineFigures> pipeline;  // on the offer it is priced on (training only)
 };
 
 struct CheckReport {

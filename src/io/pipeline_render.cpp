@@ -25,25 +25,31 @@ nlohmann::json pipeline_json(const PipelineFigures& f) {
           {"slowdown", f.slowdown}};
 }
 
+std::string pipeline_bound_text(const PipelineFigures& f) {
+  if (f.bound == PipelineBound::none) return "";
+  return "the input pipeline (" + std::string(to_string(f.bound)) + "), not the GPUs, bounds this run: " +
+         num(f.fed_tokens_per_second, 0) + " tokens/s, " + num(f.slowdown, 2) + "x the GPU-bound step";
+}
+
 std::vector<std::string> pipeline_notes(const std::vector<PricedOffer>& offers) {
-  for (const auto& p : offers) {
-    if (!p.eval.pipeline) continue;
-    const PipelineFigures& f = *p.eval.pipeline;
-    const double gpu_speed = f.tokens_per_second;  // before any stretch
-    std::string line = "input pipeline on " + p.offer->key() + ": the GPUs consume " + num(gpu_speed, 0) + " tokens/s = " +
-                       mb(f.storage_bytes_per_second) + " of " + (f.bytes_per_token == kRawTextBytesPerToken ? "raw text" : "token ids");
-    if (f.storage_limit) line += " (storage: " + mb(*f.storage_limit) + (f.storage_from_network ? ", the offer's network" : ", --storage-bandwidth") + ")";
-    if (f.cpu_cores_needed > 0)
-      line += "; tokenising that takes " + num(f.cpu_cores_needed, 1) + " CPU cores" +
-              (f.tokenise_limit ? " (--cpu-cores sustain " + num(*f.tokenise_limit, 0) + " tokens/s)" : " (--cpu-cores checks it; --pretokenized if stored as ids)");
-    std::vector<std::string> out{line};
-    if (f.bound != PipelineBound::none)
-      out.push_back("warning: the input pipeline (" + std::string(to_string(f.bound)) + "), not the GPUs, bounds this run: " +
-                    num(f.fed_tokens_per_second, 0) + " tokens/s, " + num(f.slowdown, 2) +
-                    "x the GPU-bound step; the wall time and cost shown include it (seed 000: fix the data pipeline before buying compute)");
-    return out;
-  }
+  for (const auto& p : offers)
+    if (p.eval.pipeline) return pipeline_notes(p.offer->key(), *p.eval.pipeline);
   return {};
+}
+
+std::vector<std::string> pipeline_notes(const std::string& offer_key, const PipelineFigures& f) {
+  const double gpu_speed = f.tokens_per_second;  // before any stretch
+  std::string line = "input pipeline on " + offer_key + ": the GPUs consume " + num(gpu_speed, 0) + " tokens/s = " +
+                     mb(f.storage_bytes_per_second) + " of " + (f.bytes_per_token == kRawTextBytesPerToken ? "raw text" : "token ids");
+  if (f.storage_limit) line += " (storage: " + mb(*f.storage_limit) + (f.storage_from_network ? ", the offer's network" : ", --storage-bandwidth") + ")";
+  if (f.cpu_cores_needed > 0)
+    line += "; tokenising that takes " + num(f.cpu_cores_needed, 1) + " CPU cores" +
+            (f.tokenise_limit ? " (--cpu-cores sustain " + num(*f.tokenise_limit, 0) + " tokens/s)" : " (--cpu-cores checks it; --pretokenized if stored as ids)");
+  std::vector<std::string> out{line};
+  if (f.bound != PipelineBound::none)
+    out.push_back("warning: " + pipeline_bound_text(f) +
+                  "; the wall time and cost shown include it (seed 000: fix the data pipeline before buying compute)");
+  return out;
 }
 
 }  // namespace gpuplan::io

@@ -7,6 +7,7 @@
 
 #include "gpuplan/units.hpp"
 #include "io/format.hpp"
+#include "io/pipeline_render.hpp"
 
 namespace gpuplan::io {
 namespace {
@@ -182,6 +183,7 @@ nlohmann::json plan_json(const PlanReport& v) {
   j["reasons"] = nlohmann::json::array();
   for (const auto& row : reasons(v, best)) j["reasons"].push_back({{"setting", row[0]}, {"choice", row[1]}, {"why", row[2]}});
   j["next_steps"] = plan_next_steps(v.in, v.space, best);
+  j["pipeline"] = v.pipeline ? pipeline_json(*v.pipeline) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -214,6 +216,8 @@ std::vector<std::string> plan_notes(const PlanReport& v) {
   for (const auto& s : plan_next_steps(v.in, v.space, best)) notes.push_back("next: " + s);
   notes.push_back(searched_text(v));
   const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
+  if (v.pipeline)
+    for (auto& n : pipeline_notes(bo.offer->key(), *v.pipeline)) notes.push_back(std::move(n));
   if (!bo.offer->spot_preemptions_per_hour && v.space.pricings[best.pricing] == Pricing::spot && !v.in.run.bill.preemptions_per_hour)
     notes.push_back("the sheet gives no preemption rate for this offer: spot is priced as if never preempted (give --preemptions-per-hour)");
   return notes;

@@ -3,6 +3,7 @@
 // (explain_plan) and next steps (plan_next_steps) come from the core; this only spells them.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct PlanReport {
   std::string objective;  // "cost" or "time", as asked
   std::string model_id, model_name, model_source;
   int top = 5;  // runners-up shown
+  // The chosen plan's input pipeline (evaluate_candidate), as estimate and compare show it.
+  std::optional<PipelineFigures> pipeline;
 };
 
 nlohmann::json plan_json(const PlanReport& r);

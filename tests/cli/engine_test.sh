@@ -115,6 +115,10 @@ same "compare flags storage" "storage" "$(jget out "d['offers'][0]['pipeline']['
 expect 0 "plan, slow storage" -- "$G" plan --model llama-3.1-8b --methods lora --tokens 200M --pricings on-demand --offer runpod/l40s-x1 \
   --max-nodes 1 --storage-bandwidth "$bw" --format json
 cp "$TMP/out" "$TMP/plan_slow.json"
+same "plan flags storage" "storage" "$(jget out "d['pipeline']['bound']")"
+expect 0 "plan table warns" -- "$G" plan --model llama-3.1-8b --methods lora --tokens 200M --pricings on-demand --offer runpod/l40s-x1 \
+  --max-nodes 1 --storage-bandwidth "$bw" --no-color
+has out 'warning: the input pipeline \(storage\), not the GPUs, bounds this run' "plan: warning under the tables"
 P=(--model llama-3.1-8b --method lora --precision "$(jget plan_slow.json "d['plan']['precision']")" --optimizer "$(jget plan_slow.json "d['plan']['optimizer']")"
    --checkpointing "$(jget plan_slow.json "d['plan']['checkpointing']")" --attention "$(jget plan_slow.json "d['plan']['attention']")"
    --sharding "$(jget plan_slow.json "d['plan']['sharding']")" --micro-batch "$(jget plan_slow.json "d['plan']['micro_batch']")"
@@ -132,5 +136,8 @@ mkdir -p "$TMP/slowspecs"
 expect 0 "check, slow storage" -- "$G" check "$TMP/slowspecs" --format json --date 2026-12-01
 same "check wall (slow storage)" "$slow_wall" "$(jget out "round(d['experiments'][0]['wall_seconds'])")"
 same "check cost (slow storage)" "$slow_cost" "$(jget out "round(d['experiments'][0]['cost'], 2)")"
+same "check flags storage" "storage" "$(jget out "d['experiments'][0]['pipeline']['bound']")"
+expect 0 "check table warns" -- "$G" check "$TMP/slowspecs" --date 2026-12-01 --no-color
+has out 'warning: slow-storage on runpod/l40s-x1: the input pipeline \(storage\), not the GPUs' "check: warning under the table"
 
 finish

@@ -124,8 +124,7 @@ TEST_CASE("a plan costs what the engine says for its configuration, every term i
   REQUIRE(!r.best.empty());
   for (const Candidate& c : r.best) {
     const PlanOffer& po = in.offers[static_cast<std::size_t>(c.offer)];
-    const OfferEvaluation e = evaluate_offer(in.model, in.params, candidate_workload(in, space, c), *po.gpu, *po.offer, *po.provider,
-                                             candidate_run(in, space, c));
+    const OfferEvaluation e = evaluate_candidate(in, space, c);
     REQUIRE(e.cost);
     CHECK(e.cost->total * po.to_display == c.cost);
     CHECK(e.cost->wall_seconds == c.wall_seconds);
