@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/plural.hpp"
 #include "gpuplan/tco_defaults.hpp"
 
 namespace gpuplan {
 namespace {
 
-std::string gpus_text(long long n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
 
 constexpr double kWeekPerMonth = 168.0 / tco_defaults::kHoursPerMonth;
 
@@ -33,13 +33,13 @@ double cv(const std::vector<double>& v) {
 bool training_may_own(const AdviceAnswers& a, const TcoAnalysis& t, Advice& out) {
   if (t.decision.verdict == Verdict::rent) {
     if (t.decision.rule_applied && t.decision.cheapest_owned > 0)
-      out.reasons.push_back("buy-vs-rent says RENT for the training demand: owning " + gpus_text(t.decision.cheapest_owned) + " pays at the expected demand but not at its low end");
+      out.reasons.push_back("buy-vs-rent says RENT for the training demand: owning " + count_of(t.decision.cheapest_owned, "GPU") + " pays at the expected demand but not at its low end");
     else
-      out.reasons.push_back("buy-vs-rent says RENT for the training demand: owning " + gpus_text(t.payback_owned) + " would not pay over the horizon");
+      out.reasons.push_back("buy-vs-rent says RENT for the training demand: owning " + count_of(t.payback_owned, "GPU") + " would not pay over the horizon");
     return false;
   }
   if (a.ops == OpsSkill::managed) {
-    out.reasons.push_back("buy-vs-rent would own " + gpus_text(t.decision.owned_gpus) + ", but the team needs managed services (question 8): owned hardware needs people to run it");
+    out.reasons.push_back("buy-vs-rent would own " + count_of(t.decision.owned_gpus, "GPU") + ", but the team needs managed services (question 8): owned hardware needs people to run it");
     return false;
   }
   if (t.payback_months && *t.payback_months > a.churn_months) {
@@ -84,7 +84,7 @@ void split_work(const AdviceAnswers& a, const TcoAnalysis& t, bool predictable, 
 void what_would_change(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t, Advice& out) {
   if (t.decision.rule_applied && t.decision.cheapest_owned > t.decision.owned_gpus)
     out.would_change.push_back("predicting utilisation within 30% (now ±" + pct(in.uncertainty) + "): the cheapest expected option owns " +
-                               gpus_text(t.decision.cheapest_owned) + " instead of " + std::to_string(t.decision.owned_gpus) +
+                               count_of(t.decision.cheapest_owned, "GPU") + " instead of " + std::to_string(t.decision.owned_gpus) +
                                " (seed 001 §14: within 30-50% uncertainty, avoid buying early)");
   for (const auto& row : t.sensitivity) {
     const Sensitivity& s = row.s;
@@ -97,9 +97,9 @@ void what_would_change(const AdviceAnswers& a, const TcoInputs& in, const TcoAna
   }
   if (t.break_even_gpu_hours && !out.training_owns)
     out.would_change.push_back("steady demand above " + fixed(*t.break_even_gpu_hours * kWeekPerMonth, 0) +
-                               " GPU-hours a week (break-even for " + gpus_text(in.fleet_gpus) + ") makes owning pay");
+                               " GPU-hours a week (break-even for " + count_of(in.fleet_gpus, "GPU") + ") makes owning pay");
   if (t.decision.verdict != Verdict::rent && a.ops == OpsSkill::managed)
-    out.would_change.push_back("a team able to run Slurm or Kubernetes could own " + gpus_text(t.decision.owned_gpus));
+    out.would_change.push_back("a team able to run Slurm or Kubernetes could own " + count_of(t.decision.owned_gpus, "GPU"));
   if (out.checkpoint_rule)
     out.would_change.push_back("checkpointing the interruptible jobs moves them to spot (seed 001 §8: spot only for work that can restart)");
   if (a.low_latency_inference && a.inference_gpus == 0)
@@ -176,11 +176,11 @@ Advice advise(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t,
                      !(serving->payback_months && *serving->payback_months > a.churn_months);
   if (out.training_owns) {
     out.pattern = Pattern::owned_baseline_cloud_burst;
-    out.reasons.push_back("a predictable baseline: owning " + gpus_text(t.decision.owned_gpus) + " is buy-vs-rent's cheapest option (" + to_string(t.decision.verdict) +
+    out.reasons.push_back("a predictable baseline: owning " + count_of(t.decision.owned_gpus, "GPU") + " is buy-vs-rent's cheapest option (" + to_string(t.decision.verdict) +
                           "; the numbers below); spikes burst to the cloud (seed 001 §11, pattern 2)");
   } else if (out.serving_owns) {
     out.pattern = Pattern::cloud_training_owned_serving;
-    out.reasons.push_back("inference is steady (" + gpus_text(a.inference_gpus) + " around the clock) and owning them pays (buy-vs-rent " +
+    out.reasons.push_back("inference is steady (" + count_of(a.inference_gpus, "GPU") + " around the clock) and owning them pays (buy-vs-rent " +
                           to_string(serving->decision.verdict) + "); training stays in the cloud (seed 001 §11, pattern 3)");
   } else {
     out.pattern = Pattern::cloud_first;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/plural.hpp"
 #include "gpuplan/units.hpp"
 
 namespace gpuplan {
@@ -205,7 +206,7 @@ std::string exclusion_text(const OfferEvaluation& e, const Gpu& gpu, Pricing pri
     case Exclusion::no_price: return std::string("no ") + to_string(pricing) + " price";
     case Exclusion::cannot_finish: return e.infeasible_reason;
     case Exclusion::bad_layout:
-      return std::string(e.infeasible_reason) + " (" + std::to_string(e.workload.gpus) + (e.workload.gpus == 1 ? " GPU" : " GPUs") + "; give --gpus to fix the count)";
+      return std::string(e.infeasible_reason) + " (" + count_of(e.workload.gpus, "GPU") + "; give --gpus to fix the count)";
   }
   return "";
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "gpuplan/plural.hpp"
+
 namespace gpuplan::io {
 
 inline std::string num(double v, int decimals = 1) { return fmt::format("{:.{}f}", v, decimals); }
@@ -28,6 +30,6 @@ inline std::string duration(double seconds) {
 }
 
 // "1 GPU", "8 GPUs".
-inline std::string count_of(long long n, const std::string& what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); }
+using gpuplan::count_of;  // "1 GPU", "8 GPUs" (gpuplan/plural.hpp)
 
 }  // namespace gpuplan::io

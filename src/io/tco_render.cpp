@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "gpuplan/tco_defaults.hpp"
+#include "gpuplan/plural.hpp"
 
 namespace gpuplan::io {
 
@@ -18,7 +19,6 @@ constexpr double kMonth = tco_defaults::kHoursPerMonth;
 std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 std::string pct(double share, int decimals = 0) { return num(share * 100, decimals) + "%"; }
 std::string count(int n) { return std::to_string(n); }
-std::string gpus_text(int n) { return count(n) + (n == 1 ? " GPU" : " GPUs"); }
 std::string plural(int n) { return n > 1 ? "s" : ""; }
 
 // The offer that carried most of an option's rent (the first listed when nothing was rented).
@@ -66,7 +66,7 @@ std::string verdict_reason(const Words& w) {
                w.m(choice.total) + "/month, against " + w.m(rent.total) + " renting everything and " + w.m(buy.total) +
                " owning all " + n + ", at " + w.demand;
       return "owning " + w.own + " and renting the overflow on " + w.choice_burst + " costs " + w.m(choice.total) + "/month against " +
-             w.m(rent.total) + " renting everything, at " + w.demand + " (more than " + gpus_text(w.n) + " can serve)";
+             w.m(rent.total) + " renting everything, at " + w.demand + " (more than " + count_of(w.n, "GPU") + " can serve)";
   }
   return "";
 }
@@ -286,7 +286,7 @@ Table curve_table(const Words& w) {
 
 Table reserved_table(const Words& w) {
   Table t;
-  t.title = "Reserved vs on-demand (committing " + gpus_text(w.n) + ", " + w.c.currency + "/month)";
+  t.title = "Reserved vs on-demand (committing " + count_of(w.n, "GPU") + ", " + w.c.currency + "/month)";
   t.columns = {"term", "offer", "committed", "on-demand at demand", "pays above", "verdict"};
   t.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::left};
   for (const auto& c : w.a.commitments)

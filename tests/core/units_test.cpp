@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "gpuplan/plural.hpp"
 #include "gpuplan/units.hpp"
 
 using namespace gpuplan;
@@ -77,4 +78,11 @@ TEST_CASE("calendar dates: shape, month and day checked, leap years known", "[un
   CHECK_FALSE(is_calendar_date("2026-1-01"));
   CHECK_FALSE(is_calendar_date("2026/12/02"));
   CHECK_FALSE(is_calendar_date("20x6-12-02"));
+}
+
+TEST_CASE("counted nouns are singular only for exactly one", "[units]") {
+  CHECK(gpuplan::count_of(1, "GPU") == "1 GPU");
+  CHECK(gpuplan::count_of(0, "GPU") == "0 GPUs");
+  CHECK(gpuplan::count_of(8, "GPU") == "8 GPUs");
+  CHECK(gpuplan::count_of(-1, "offer") == "-1 offers");
 }
