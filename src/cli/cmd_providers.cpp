@@ -22,8 +22,7 @@ void setup_providers(CLI::App& app) {
     t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right};
     r.json["providers"] = nlohmann::json::array();
     for (const auto& p : catalog().providers) {
-      nlohmann::json j = io::to_json(p);
-      j.erase("offers");
+      nlohmann::json j = io::terms_json(p);
       j["offer_count"] = p.offers.size();
       r.json["providers"].push_back(j);
       t.rows.push_back({p.id, p.name, p.currency, std::to_string(p.offers.size()), p.prices_as_of,
@@ -42,8 +41,10 @@ void setup_providers(CLI::App& app) {
     auto hit = catalog().find_provider(*name);
     if (!hit.found) throw InputError(SourceLocation{}, "provider", lookup_failure("provider", *name, hit));
     const Provider& p = *hit.found;
+    // Only what the format prints: a SkyPilot sheet's provider may hold a million offers.
+    const Format format = output_format();
     Report r;
-    r.json["provider"] = io::to_json(p);
+    if (format == Format::json) r.json["provider"] = io::to_json(p);
     io::Table t;
     t.title = p.name + " — prices per GPU-hour in " + p.currency + ", as of " + p.prices_as_of;
     t.columns = {"offer", "gpu", "gpus", "region", "on_demand", "spot", "reserved_1y", "reserved_3y"};
@@ -52,14 +53,17 @@ void setup_providers(CLI::App& app) {
                      "reserved_3y_" + p.currency};
     t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right,
                io::Align::right, io::Align::right};
-    for (const auto& o : p.offers)
-      t.rows.push_back({o.id, o.gpu, std::to_string(o.gpus), o.region, opt_num(o.price(Pricing::on_demand), 4),
-                        opt_num(o.price(Pricing::spot), 4), opt_num(o.price(Pricing::reserved_1y), 4),
-                        opt_num(o.price(Pricing::reserved_3y), 4)});
-    for (const auto& o : p.offers)
-      t.csv_rows.push_back({o.id, o.gpu, std::to_string(o.gpus), o.region, io::raw(o.price(Pricing::on_demand)),
-                            io::raw(o.price(Pricing::spot)), io::raw(o.price(Pricing::reserved_1y)), io::raw(o.price(Pricing::reserved_3y))});
-    r.tables.push_back(t);
+    for (const auto& o : p.offers) {
+      if (format == Format::csv)
+        t.csv_rows.push_back({o.id, o.gpu, std::to_string(o.gpus), o.region, io::raw(o.price(Pricing::on_demand)),
+                              io::raw(o.price(Pricing::spot)), io::raw(o.price(Pricing::reserved_1y)),
+                              io::raw(o.price(Pricing::reserved_3y))});
+      else if (format != Format::json)
+        t.rows.push_back({o.id, o.gpu, std::to_string(o.gpus), o.region, opt_num(o.price(Pricing::on_demand), 4),
+                          opt_num(o.price(Pricing::spot), 4), opt_num(o.price(Pricing::reserved_1y), 4),
+                          opt_num(o.price(Pricing::reserved_3y), 4)});
+    }
+    r.tables.push_back(std::move(t));
     r.notes.push_back("source: " + p.source);
     print_report(r);
   });

@@ -70,15 +70,20 @@ json to_json(const Offer& o) {
           {"source_location", where(o.where)}};
 }
 
-json to_json(const Provider& p) {
-  json offers = json::array();
-  for (const auto& o : p.offers) offers.push_back(to_json(o));
+json terms_json(const Provider& p) {
   return {{"id", p.id}, {"name", p.name}, {"currency", p.currency}, {"prices_as_of", p.prices_as_of},
           {"source", p.source}, {"billing_increment_seconds", p.billing_increment_seconds},
           {"minimum_billed_seconds", p.minimum_billed_seconds}, {"startup_seconds", opt(p.startup_seconds)},
           {"storage_per_gb_month", opt(p.storage_per_gb_month)}, {"egress_per_gb", opt(p.egress_per_gb)},
           {"tax_rate", opt(p.tax_rate)}, {"tax_basis", to_string(p.tax_basis)}, {"country", p.country},
-          {"offers", offers}, {"source_location", where(p.where)}};
+          {"source_location", where(p.where)}};
+}
+
+json to_json(const Provider& p) {
+  json j = terms_json(p);
+  json& offers = j["offers"] = json::array();
+  for (const auto& o : p.offers) offers.push_back(to_json(o));
+  return j;
 }
 
 json to_json(const Catalog& c) {

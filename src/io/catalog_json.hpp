@@ -9,6 +9,8 @@ namespace gpuplan::io {
 nlohmann::json to_json(const Gpu& g);
 nlohmann::json to_json(const ModelArch& m);
 nlohmann::json to_json(const Provider& p);
+// A provider's terms without its offers (`providers list`: a sheet may hold a million).
+nlohmann::json terms_json(const Provider& p);
 nlohmann::json to_json(const Offer& o);
 nlohmann::json to_json(const Catalog& c);
 
