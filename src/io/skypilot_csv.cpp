@@ -8,10 +8,14 @@
 #include <fstream>
 #include <istream>
 #include <unordered_map>
+#include <unordered_set>
+#include <new>
 #include <map>
 #include <optional>
 #include <string_view>
 #include <system_error>
+
+#include <sys/mman.h>
 
 #include "gpuplan/name_match.hpp"
 
@@ -326,26 +330,126 @@ struct Priced {
   std::optional<double> price, spot, vcpus, ram;
 };
 
-// One offer being gathered from its rows (one per availability zone).
-struct Gathered {
-  std::string type, region, name, gpu;
-  int gpus = 0;
-  int line = 0;
-  std::optional<int> vcpus;
-  std::optional<double> ram_gib;
-  std::optional<double> on_demand;  // lowest instance price
-  std::vector<double> spot;         // instance spot price of each zone row
+// Frees a container's storage (`x = {}` would assign an empty list and keep the capacity).
+template <class T>
+void release(T& x) {
+  T().swap(x);
+}
+
+// Memory mapped from the kernel and unmapped on release.
+template <class T>
+struct MappedAllocator {
+  using value_type = T;
+  MappedAllocator() = default;
+  template <class U>
+  explicit MappedAllocator(const MappedAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    void* p = ::mmap(nullptr, n * sizeof(T), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) { ::munmap(p, n * sizeof(T)); }
+  friend bool operator==(const MappedAllocator&, const MappedAllocator&) { return true; }
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+// The offers being gathered, one per InstanceType@Region, from their zones' rows. Each offer is
+// built once, in place, in chunks that never reallocate: the index keys on views of the offers'
+// own ids, and a million-offer sheet holds each offer once rather than a record and then the
+// offer. While gathering, the on-demand slot holds the lowest instance price; the zones' spot
+// prices wait in one flat list. take() turns both into per-GPU prices.
+class Gathering {
+ public:
+  // The offer with this id, and true when it was just added (the caller fills it in).
+  // `accelerator` is the sheet's AcceleratorName, kept for messages (interned: a few per sheet).
+  std::pair<std::uint32_t, bool> find_or_add(const std::string& id, const std::string& accelerator) {
+    const std::size_t hash = std::hash<std::string_view>{}(id);
+    std::size_t slot = find_slot(id, hash);
+    if (slots_[slot] != kEmpty) return {slots_[slot], false};
+    if (count_ % kChunk == 0) chunks_.emplace_back().reserve(kChunk);
+    Offer& o = chunks_.back().emplace_back();
+    o.id = id;
+    name_of_.push_back(&*names_.insert(accelerator).first);
+    slots_[slot] = static_cast<std::uint32_t>(count_);
+    hashes_.push_back(hash);
+    if (2 * ++count_ > slots_.size()) grow();
+    return {static_cast<std::uint32_t>(count_ - 1), true};
+  }
+  Offer& at(std::uint32_t i) { return chunks_[i / kChunk][i % kChunk]; }
+  const std::string& accelerator(std::uint32_t i) const { return *name_of_[i]; }
+  void add_spot(std::uint32_t i, double instance_price) { spots_.emplace_back(i, instance_price); }
+
+  // On-demand: the lowest zone price (zones of a region list one price). Spot: the median over
+  // the zones, since one zone's spot snapshot can sit far below the rest; the range is kept.
+  // Offers with neither are counted in `unpriced` and left out.
+  std::vector<Offer> take(std::size_t& unpriced) {
+    release(slots_);
+    release(hashes_);
+    std::sort(spots_.begin(), spots_.end());  // by offer, then price
+    for (std::size_t a = 0, b = 0; a < spots_.size(); a = b) {
+      while (b < spots_.size() && spots_[b].first == spots_[a].first) ++b;
+      Offer& o = at(spots_[a].first);
+      const std::size_t n = b - a;
+      const double mid = n % 2 ? spots_[a + n / 2].second : (spots_[a + n / 2 - 1].second + spots_[a + n / 2].second) / 2;
+      o.per_gpu_hour[static_cast<int>(Pricing::spot)] = mid / o.gpus;
+      o.spot_low = spots_[a].second / o.gpus;
+      o.spot_high = spots_[b - 1].second / o.gpus;
+      o.spot_zones = static_cast<int>(n);
+    }
+    release(spots_);
+    std::vector<Offer> out;
+    out.reserve(count_);
+    for (auto& chunk : chunks_) {
+      for (Offer& o : chunk) {
+        auto& on_demand = o.per_gpu_hour[static_cast<int>(Pricing::on_demand)];
+        if (on_demand) *on_demand /= o.gpus;
+        if (!on_demand && o.spot_zones == 0) ++unpriced;
+        else out.push_back(std::move(o));
+      }
+      release(chunk);  // each chunk goes as it is moved out: the offers are never held twice
+    }
+    return out;
+  }
+
+ private:
+  // The index: open addressing over offer numbers, at most half full, each offer's hash kept.
+  // A node-based map would cost ~56 bytes an offer; this costs 16.
+  static constexpr std::uint32_t kEmpty = 0xffffffff;
+  std::size_t find_slot(std::string_view id, std::size_t hash) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash & mask;
+    while (slots_[i] != kEmpty && (hashes_[slots_[i]] != hash || at(slots_[i]).id != id)) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<std::uint32_t> old(slots_.size() * 2, kEmpty);
+    slots_.swap(old);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::uint32_t k : old) {
+      if (k == kEmpty) continue;
+      std::size_t i = hashes_[k] & mask;
+      while (slots_[i] != kEmpty) i = (i + 1) & mask;
+      slots_[i] = k;
+    }
+  }
+  const Offer& at(std::uint32_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+
+  static constexpr std::size_t kChunk = 4096;
+  // Chunks come straight from the kernel and go back to it when freed (take() frees each as it
+  // moves the offers out); glibc would keep freed heap blocks, and the peak would hold the
+  // offers twice.
+  std::vector<std::vector<Offer, MappedAllocator<Offer>>> chunks_;
+  std::size_t count_ = 0;
+  std::vector<std::uint32_t> slots_ = std::vector<std::uint32_t>(1024, kEmpty);
+  std::vector<std::size_t> hashes_;
+  std::vector<std::pair<std::uint32_t, double>> spots_;  // (offer, instance spot price) per zone row
+  std::unordered_set<std::string> names_;   // node-based: the pointers below stay valid
+  std::vector<const std::string*> name_of_;  // each offer's first AcceleratorName
+};
 
 class Parser {
  public:
-  Parser(const std::string& path, const Catalog& known, SkypilotCsvLoad& out) : path_(path), known_(known), out_(out) {}
+  Parser(const std::string& path, std::string provider, const Catalog& known, SkypilotCsvLoad& out)
+      : path_(path), known_(known), out_(out), provider_(std::move(provider)) {}
 
   void error(int line, int column, const std::string& field, const std::string& problem) {
     if (stopped_) return;
@@ -453,17 +557,8 @@ class Parser {
 
   void finish(Provider p) {
     join_hosts();
-    index_ = {};  // memory: a sheet of a million offers should not hold its index twice
     std::size_t unpriced = 0;
-    p.offers.reserve(gathered_.size());
-    for (auto& g : gathered_) {
-      if (!g.on_demand && g.spot.empty()) {
-        ++unpriced;
-        continue;
-      }
-      p.offers.push_back(offer(std::move(g), p.id));
-    }
-    gathered_ = {};
+    p.offers = gathering_.take(unpriced);
     for (const auto& [name, u] : unmapped_) {
       std::string why;
       for (const auto& a : u.ambiguous) why += (why.empty() ? "; ambiguous: " : ", ") + a;
@@ -565,57 +660,26 @@ class Parser {
     }
     std::string& id = key_;  // reused: one allocation per sheet, not per row
     id.assign(r.type).append(1, '@').append(r.region);
-    auto it = index_.find(id);
-    const bool fresh = it == index_.end();
+    const auto [i, fresh] = gathering_.find_or_add(id, r.name);
+    Offer& o = gathering_.at(i);
     if (fresh) {
-      it = index_.emplace(id, gathered_.size()).first;
-      Gathered g;
-      g.type = r.type;
-      g.region = r.region;
-      g.name = r.name;
-      g.gpu = gpu.gpu;
-      g.gpus = r.gpus;
-      g.line = r.line;
+      o.provider = provider_;
+      o.gpu = gpu.gpu;
+      o.gpus = r.gpus;
+      o.region = r.region;
+      o.where = SourceLocation{path_, r.line, 1};
       // Informational only: a fractional or zero figure is left out rather than rounded.
       const double cpus = r.vcpus.value_or(0), gib = r.ram.value_or(0);
-      if (cpus >= 1 && cpus <= (1 << 20) && cpus == std::floor(cpus)) g.vcpus = static_cast<int>(cpus);
-      if (gib > 0 && gib <= 1e7) g.ram_gib = gib;
-      gathered_.push_back(std::move(g));
-    }
-    Gathered& g = gathered_[it->second];
-    if (!fresh && (g.name != r.name || g.gpus != r.gpus)) {
+      if (cpus >= 1 && cpus <= (1 << 20) && cpus == std::floor(cpus)) o.vcpus = static_cast<int>(cpus);
+      if (gib > 0 && gib <= 1e7) o.ram_gib = gib;
+    } else if (o.gpu != gpu.gpu || o.gpus != r.gpus) {
       error(name_line, name_column, "AcceleratorName",
-            "row says " + std::to_string(r.gpus) + "x " + r.name + " but line " + std::to_string(g.line) + " says " +
-                std::to_string(g.gpus) + "x " + g.name + " for " + id);
+            "row says " + std::to_string(r.gpus) + "x " + r.name + " but line " + std::to_string(o.where.line) + " says " +
+                std::to_string(o.gpus) + "x " + gathering_.accelerator(i) + " for " + id);
       return;
     }
-    keep_lowest(g.on_demand, r.price);
-    if (r.spot) g.spot.push_back(*r.spot);
-  }
-
-  // On-demand: the lowest zone price (zones of a region list one price). Spot: the median over
-  // the zones, since one zone's spot snapshot can sit far below the rest; the range is kept.
-  Offer offer(Gathered&& g, const std::string& provider) const {
-    Offer o;
-    o.id = std::move(g.type);
-    o.id += '@';
-    o.id += g.region;
-    o.provider = provider;
-    o.gpu = std::move(g.gpu);
-    o.gpus = g.gpus;
-    o.region = std::move(g.region);
-    o.vcpus = g.vcpus;
-    o.ram_gib = g.ram_gib;
-    o.where = SourceLocation{path_, g.line, 1};
-    if (g.on_demand) o.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = *g.on_demand / g.gpus;
-    if (!g.spot.empty()) {
-      o.per_gpu_hour[static_cast<int>(Pricing::spot)] = median(g.spot) / g.gpus;
-      const auto [lo, hi] = std::minmax_element(g.spot.begin(), g.spot.end());
-      o.spot_low = *lo / g.gpus;
-      o.spot_high = *hi / g.gpus;
-      o.spot_zones = static_cast<int>(g.spot.size());
-    }
-    return o;
+    keep_lowest(o.per_gpu_hour[static_cast<int>(Pricing::on_demand)], r.price);  // per instance until take()
+    if (r.spot) gathering_.add_spot(i, *r.spot);
   }
 
   // Empty -> nullopt (an error when required); otherwise a finite number >= 0 or an error.
@@ -652,8 +716,8 @@ class Parser {
   bool stopped_ = false;
   std::vector<std::string> names_;
   Columns cols_;
-  std::vector<Gathered> gathered_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::string provider_;
+  Gathering gathering_;
   std::string key_;
   std::map<std::pair<std::string, char>, Resolved> resolved_;
   std::unordered_map<std::string, Accelerator> accelerators_;
@@ -708,7 +772,7 @@ namespace {
 
 SkypilotCsvLoad parse_source(ByteSource& src, const std::string& path, const Catalog& known) {
   SkypilotCsvLoad out;
-  Parser parser(path, known, out);
+  Parser parser(path, skypilot_provider_id(path), known, out);
   CsvReader reader(src);
   CsvRecord rec;
   if (!reader.next(rec)) {

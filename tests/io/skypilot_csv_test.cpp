@@ -415,3 +415,29 @@ TEST_CASE("a SkyPilot sheet streams from disk in constant memory", "[io][skypilo
     CHECK(streamed.catalog.providers[0].offers[i].price(Pricing::spot) == whole.catalog.providers[0].offers[i].price(Pricing::spot));
   }
 }
+
+TEST_CASE("a sheet of many offers, zones interleaved, gathers each offer once", "[io][skypilot]") {
+  // 10,000 offers (past the index's growth and the gathering's 4,096-offer chunks), each with
+  // three zone rows, the zones of all offers interleaved: offer k's spot prices are k+1, k+3, k+2.
+  constexpr int kOffers = 10000;
+  std::string csv = kHeader;
+  for (int zone : {1, 3, 2})
+    for (int k = 0; k < kOffers; ++k)
+      csv += "t" + std::to_string(k) + ",H100,8,1,1," + std::to_string(100 + k) + ",r,," + std::to_string(k + zone) + "\n";
+  const auto load = parse(csv);
+  REQUIRE(load.errors.empty());
+  REQUIRE(load.catalog.providers.size() == 1);
+  const auto& offers = load.catalog.providers[0].offers;
+  REQUIRE(offers.size() == kOffers);
+  for (int k : {0, 4095, 4096, 9999}) {
+    const Offer& o = offers[static_cast<std::size_t>(k)];  // in order of first appearance
+    INFO(o.id);
+    CHECK(o.id == "t" + std::to_string(k) + "@r");
+    CHECK(o.where.line == k + 2);
+    CHECK(*o.price(Pricing::on_demand) == Approx((100.0 + k) / 8));
+    CHECK(*o.price(Pricing::spot) == Approx((k + 2.0) / 8));  // the median zone
+    CHECK(*o.spot_low == Approx((k + 1.0) / 8));
+    CHECK(*o.spot_high == Approx((k + 3.0) / 8));
+    CHECK(o.spot_zones == 3);
+  }
+}
