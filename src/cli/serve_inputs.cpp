@@ -178,8 +178,9 @@ Setup build_setup(const ServeFlags& f) {
   return s;
 }
 
-void add_serve_options(CLI::App& cmd, ServeFlags& f) {
-  add_model_source_options(cmd, f.model, true);
+namespace {
+
+void add_traffic_options(CLI::App& cmd, ServeFlags& f) {
   cmd.add_option("--route", f.route, "Split traffic: NAME=MODEL:SHARE%,NAME=MODEL (one share may be left out)");
   cmd.add_option("--requests-per-second,--rps", f.rps, "Mean request rate");
   cmd.add_option("--requests-per-day", f.rpd, "Mean request rate per day (instead of --requests-per-second)");
@@ -190,38 +191,65 @@ void add_serve_options(CLI::App& cmd, ServeFlags& f) {
   cmd.add_option("--shared-prefix-tokens", f.shared_prefix, "Prompt tokens every request shares (prefix cache)")->capture_default_str();
   cmd.add_option("--ttft-p95", f.ttft, "Time-to-first-token target at p95, e.g. 500ms");
   cmd.add_option("--tpot", f.tpot, "Time-per-output-token target, e.g. 50ms");
+}
+
+void add_replica_options(CLI::App& cmd, ServeFlags& f) {
   cmd.add_option("--quant", f.quant, "Weights: none | fp8 | int8 | int4-gptq | int4-awq | nf4 | fp4")->capture_default_str();
   cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
   cmd.add_option("--precision", f.precision, "Activations: bf16 | fp16 | fp32")->capture_default_str();
   cmd.add_option("--tensor-parallel", f.tensor_parallel, "GPUs per replica (default: try 1, 2, 4, 8 and keep the cheapest)");
   cmd.add_option("--batching", f.batching, "continuous | static")->capture_default_str();
-  cmd.add_option("--gpu", f.gpus, "Only this GPU (repeatable)");
-  cmd.add_option("--provider", f.providers, "Only this provider (repeatable)");
-  cmd.add_option("--region", f.regions, "Only offers whose region contains this text (repeatable)");
-  cmd.add_option("--top", f.top, "Show the best K offers per route")->capture_default_str();
+  cmd.add_option("--memory-utilization", f.memory_utilization, "Share of GPU memory the engine takes (vLLM default 90%)");
+  cmd.add_option("--max-batch", f.max_batch, "Most sequences per replica (vLLM max_num_seqs, default 256)");
+  cmd.add_option("--max-batched-tokens", f.max_batched_tokens, "Tokens per forward pass (workspace), default 8192");
+  cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU (default 0.8GiB)");
+}
+
+void add_speed_options(CLI::App& cmd, ServeFlags& f) {
+  cmd.add_option("--bandwidth-efficiency", f.bandwidth_efficiency, "Share of memory bandwidth decode reaches (default 75%)");
+  cmd.add_option("--compute-utilization", f.compute_utilization, "Share of dense peak prefill reaches (default 65%)");
+  cmd.add_option("--step-overhead", f.step_overhead, "Fixed time per forward pass (default 1ms)");
+  cmd.add_option("--max-utilization", f.max_utilization, "Load a replica at most to this share of its capacity (default 90%)");
+}
+
+void add_scaling_options(CLI::App& cmd, ServeFlags& f) {
   cmd.add_flag("--autoscale", f.autoscale, "Bill replicas that follow the mean traffic (elastic lower bound) instead of the peak all month");
   cmd.add_option("--min-replicas", f.min_replicas, "With autoscaling, never fewer than this (0 = scale to zero)");
   cmd.add_flag("--scale-to-zero", f.scale_to_zero, "Autoscale down to no replicas between requests (cold starts)");
   cmd.add_option("--keep-warm", f.keep_warm, "Idle time before scaling to zero")->capture_default_str();
   cmd.add_option("--cold-start", f.cold_start, "Time before a cold replica answers (default: sheet start-up + weights at 1 GB/s)");
-  cmd.add_option("--memory-utilization", f.memory_utilization, "Share of GPU memory the engine takes (vLLM default 90%)");
-  cmd.add_option("--max-batch", f.max_batch, "Most sequences per replica (vLLM max_num_seqs, default 256)");
-  cmd.add_option("--max-batched-tokens", f.max_batched_tokens, "Tokens per forward pass (workspace), default 8192");
-  cmd.add_option("--bandwidth-efficiency", f.bandwidth_efficiency, "Share of memory bandwidth decode reaches (default 75%)");
-  cmd.add_option("--compute-utilization", f.compute_utilization, "Share of dense peak prefill reaches (default 65%)");
-  cmd.add_option("--step-overhead", f.step_overhead, "Fixed time per forward pass (default 1ms)");
-  cmd.add_option("--max-utilization", f.max_utilization, "Load a replica at most to this share of its capacity (default 90%)");
-  cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU (default 0.8GiB)");
+}
+
+void add_cpu_options(CLI::App& cmd, ServeFlags& f) {
   cmd.add_option("--cpu-memory", f.cpu_memory, "CPU box: RAM, e.g. 384GB");
   cmd.add_option("--cpu-memory-bandwidth", f.cpu_bandwidth, "CPU box: memory bandwidth per second, e.g. 460GB");
   cmd.add_option("--cpu-tflops", f.cpu_tflops, "CPU box: dense 16-bit TFLOP/s (AMX/AVX-512 peak)");
   cmd.add_option("--cpu-price-per-hour", f.cpu_price, "CPU box: price per hour, e.g. 3.50 or 280INR");
+}
+
+void add_offer_options(CLI::App& cmd, ServeFlags& f) {
+  cmd.add_option("--gpu", f.gpus, "Only this GPU (repeatable)");
+  cmd.add_option("--provider", f.providers, "Only this provider (repeatable)");
+  cmd.add_option("--region", f.regions, "Only offers whose region contains this text (repeatable)");
+  cmd.add_option("--top", f.top, "Show the best K offers per route")->capture_default_str();
   cmd.add_option("--pricing", f.run.pricing, "on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
   cmd.add_option("--tax", f.run.tax, "Tax on the bill, e.g. 18% (default: the sheet's own)");
   cmd.add_option("--currency", f.run.currency, "Show money in this currency (ISO code, e.g. INR)")->capture_default_str();
   cmd.add_option("--fx", f.run.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
   cmd.add_option("--startup", f.run.startup, "Billed start-up per launch (default: the sheet's)");
   cmd.add_flag("--explain", f.explain, "List the offers that cannot host the model, with the reason");
+}
+
+}  // namespace
+
+void add_serve_options(CLI::App& cmd, ServeFlags& f) {
+  add_model_source_options(option_section(cmd, "Model"), f.model, true);
+  add_traffic_options(option_section(cmd, "Traffic and latency targets"), f);
+  add_replica_options(option_section(cmd, "Replicas: weights, batching and memory"), f);
+  add_speed_options(option_section(cmd, "Replica speed and load"), f);
+  add_scaling_options(option_section(cmd, "Autoscaling"), f);
+  add_cpu_options(option_section(cmd, "A CPU box instead of GPUs"), f);
+  add_offer_options(option_section(cmd, "Offers and prices"), f);
 }
 
 }  // namespace gpuplan::cli
