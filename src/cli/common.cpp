@@ -40,15 +40,37 @@ CLI::App& option_section(CLI::App& cmd, const std::string& title) {
 }
 
 namespace {
+// Each list of options, the command's own and each section's, as "\nTitle:\n" and its lines:
+// one blank line between lists. (CLI11's own make_groups adds a second blank line after a list
+// unless it is the last group of the command, hidden groups included.)
 class SectionFormatter : public CLI::Formatter {
  public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+    return make_description(app) + make_usage(app, std::move(name)) + make_positionals(app) + option_lists(app, mode) +
+           make_subcommands(app, mode) + "\n" + make_footer(app);
+  }
   std::string make_expanded(const CLI::App* sub) const override {
     if (!sub->get_name().empty()) return CLI::Formatter::make_expanded(sub);
-    std::string out = sub->get_group() + ":\n";
+    std::vector<const CLI::Option*> opts;
     for (const CLI::Option* o : sub->get_options({}))
-      if (!o->get_group().empty()) out += make_option(o, false);
-    const auto siblings = sub->get_parent()->get_subcommands({});
-    return siblings.back() == sub ? out : out + "\n";  // the help's own blank line ends the last
+      if (!o->get_group().empty()) opts.push_back(o);
+    return opts.empty() ? std::string() : make_group(sub->get_group(), false, opts);
+  }
+
+ private:
+  // CLI11's make_groups, which is not virtual, without its extra blank line.
+  std::string option_lists(const CLI::App* app, CLI::AppFormatMode mode) const {
+    std::string out;
+    for (const std::string& group : app->get_groups()) {
+      if (group.empty()) continue;  // hidden options (old spellings)
+      const auto opts = app->get_options([&](const CLI::Option* o) {
+        return o->get_group() == group && o->nonpositional() &&
+               (mode != CLI::AppFormatMode::Sub || (o != app->get_help_ptr() && o != app->get_help_all_ptr()));
+      });
+      if (!opts.empty()) out += make_group(group, false, opts);
+    }
+    return out;
   }
 };
 }  // namespace
