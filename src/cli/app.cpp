@@ -156,6 +156,15 @@ int run(int argc, char** argv) {
   app.formatter(gpuplan::cli::help_formatter());
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
   app.require_subcommand(1);
+  // An empty argument is refused before CLI11 sees it: where a positional could go, CLI11 2.1
+  // takes "" for the name of a nameless option section and loops forever. No gpuplan flag takes
+  // an empty value, and "" is usually a shell variable that was never set.
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] == '\0') {
+      const std::string what = "argument " + std::to_string(i) + " is empty (an unset shell variable?); give a value or leave it out";
+      print_error(what.c_str());
+      return 2;
+    }
   register_for(app, argc, argv);
   try {
     app.parse(argc, argv);

@@ -13,6 +13,9 @@ expect 0 "estimate help" -- "$G" estimate --help
 has out "Examples" "estimate help shows examples"
 expect 2 "no subcommand" -- "$G"
 expect 2 "unknown flag" -- "$G" gpus list --bogus
+# An empty argument before another flag made CLI11 loop forever (fuzz_cli found it): refused.
+expect 2 "empty argument" -- timeout 10 "$G" estimate --model llama-3.1-8b "" --gpu rtx-4090
+has err 'argument 4 is empty' "empty argument named by position"
 
 for f in table json csv markdown; do
   expect 0 "gpus list --format $f" -- "$G" gpus list --format "$f"
