@@ -3,8 +3,10 @@
 // synchronous=FULL so a record reported as appended survives a crash.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 
 #include "gpuplan/error.hpp"
 #include "store/ledger_store.hpp"
@@ -45,7 +47,7 @@ class SqliteLedger : public LedgerStore {
     try {
       if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("cannot open");
       sqlite3_busy_timeout(db_, static_cast<int>(lock_timeout_seconds() * 1000));
-      exec("PRAGMA journal_mode=WAL");
+      exec_retrying_busy("PRAGMA journal_mode=WAL");
       exec("PRAGMA synchronous=FULL");
       migrate();
     } catch (...) {
@@ -156,6 +158,20 @@ class SqliteLedger : public LedgerStore {
 
   void exec(const char* sql) {
     if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(std::string("cannot run ") + sql);
+  }
+
+  // Switching a new file to WAL takes it exclusively for a moment, and SQLite answers BUSY
+  // without calling the busy handler when another connection is switching it too (60 first
+  // writers racing to create one ledger hit this). So this retries, within the lock timeout.
+  void exec_retrying_busy(const char* sql) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int attempt = 0;; ++attempt) {
+      const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return;
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if ((rc & 0xff) != SQLITE_BUSY || waited >= lock_timeout_seconds()) fail(std::string("cannot run ") + sql);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2 + 3 * (attempt % 8)));
+    }
   }
 
   sqlite3_stmt* prepare(const char* sql) {
