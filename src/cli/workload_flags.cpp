@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/common.hpp"
+#include "gpuplan/job.hpp"
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
 
@@ -20,6 +21,49 @@ void bad_choice(const std::string& flag, const std::string& value, const char* c
   bad_flag(flag, "unknown value \"" + value + "\"" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
                      "; expected one of: " + choices);
 }
+
+namespace {
+
+// "tensor_parallel" -> "--tensor-parallel".
+std::string flag_of(const char* setting) {
+  std::string flag = std::string("--") + setting;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
+
+std::string parallel_text(const JobProblem& p, const ModelArch& m, const Workload& w) {
+  switch (p.rule) {
+    case JobRule::gpus_range: return "expected 1 to 65536, got " + std::to_string(w.gpus);
+    case JobRule::tp_divides_gpus: return "must be at least 1 and divide --gpus";
+    case JobRule::tp_divides_heads:
+      return "must divide " + m.id + "'s " + std::to_string(p.limit) + " attention heads (each GPU holds whole heads)";
+    case JobRule::pp_range: return "expected 1 to the model's " + std::to_string(p.limit) + " layers";
+    case JobRule::vpp_range: return "expected at least 1, with pipeline x virtual stages at most the model's layers";
+    case JobRule::cp_positive: return "must be at least 1";
+    case JobRule::layout_divides_gpus: return "must be a multiple of tensor x pipeline x context parallel";
+    case JobRule::ep_divides: return "must divide the model's experts and GPUs / (tensor x pipeline parallel)";
+    default: return "";
+  }
+}
+
+std::string rule_text(const JobProblem& p, const ModelArch& m, const Workload& w) {
+  switch (p.rule) {
+    case JobRule::qlora_needs_16bit: return "QLoRA computes in 16-bit (bf16 or fp16); fp32 compute is not supported";
+    case JobRule::freeze_layers_range: return "freeze needs 1 to " + std::to_string(p.limit) + " trainable layers";
+    case JobRule::pure_bf16_needs_bf16: return "needs --precision bf16";
+    case JobRule::quant_needs_frozen_base: return "quantised weights apply to --method inference or qlora";
+    case JobRule::seq_beyond_context:
+      if (p.warning) return "sequence length beyond the model's max context";
+      return std::to_string(w.seq_len) + " exceeds " + m.id + "'s max context of " + std::to_string(p.limit) +
+             " (pass --allow-long-context to estimate anyway)";
+    case JobRule::shards_nothing: return "--sharding " + std::string(to_string(w.sharding)) + " with --gpus 1 shards nothing";
+    case JobRule::offload_params_needs_shards: return "optimizer+params offload needs --sharding zero3 or fsdp";
+    default: return parallel_text(p, m, w);
+  }
+}
+
+}  // namespace
 
 Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   Workload w;
@@ -47,27 +91,12 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   w.seq_len = *sl.value;
   if (f.lora_rank < 1 || f.lora_rank > 65536) bad_flag("--lora-rank", "expected 1 to 65536, got " + std::to_string(f.lora_rank));
   w.lora_rank = f.lora_rank;
-  if (f.gpus < 1 || f.gpus > 65536) bad_flag("--gpus", "expected 1 to 65536, got " + std::to_string(f.gpus));
   w.gpus = f.gpus;
-  if (f.tensor_parallel < 1 || f.gpus % f.tensor_parallel != 0)
-    bad_flag("--tensor-parallel", "must be at least 1 and divide --gpus");
-  if (m.attention_heads > 0 && m.attention_heads % f.tensor_parallel != 0)
-    bad_flag("--tensor-parallel", "must divide " + m.id + "'s " + std::to_string(m.attention_heads) + " attention heads (each GPU holds whole heads)");
   w.tensor_parallel = f.tensor_parallel;
-  if (f.pipeline_parallel < 1 || f.pipeline_parallel > m.layers)
-    bad_flag("--pipeline-parallel", "expected 1 to the model's " + std::to_string(m.layers) + " layers");
-  if (f.virtual_pipeline < 1 || static_cast<long>(f.pipeline_parallel) * f.virtual_pipeline > m.layers)
-    bad_flag("--virtual-pipeline", "expected at least 1, with pipeline x virtual stages at most the model's layers");
-  if (f.context_parallel < 1) bad_flag("--context-parallel", "must be at least 1");
-  if (f.gpus % (static_cast<long>(f.tensor_parallel) * f.pipeline_parallel * f.context_parallel) != 0)
-    bad_flag("--gpus", "must be a multiple of tensor x pipeline x context parallel");
   w.pipeline_parallel = f.pipeline_parallel;
   w.virtual_pipeline = f.virtual_pipeline;
   w.context_parallel = f.context_parallel;
   w.sequence_parallel = f.sequence_parallel;
-  if (f.expert_parallel < 1 || (f.expert_parallel > 1 && (m.experts % f.expert_parallel != 0 ||
-                                                          w.gpus / (f.tensor_parallel * f.pipeline_parallel) % f.expert_parallel != 0)))
-    bad_flag("--expert-parallel", "must divide the model's experts and GPUs / (tensor x pipeline parallel)");
   w.expert_parallel = f.expert_parallel;
   w.pure_bf16 = f.pure_bf16;
   w.double_quant = f.double_quant;
@@ -88,23 +117,11 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
     if (!fr || *fr.value < 0 || *fr.value > 1) bad_flag("--fragmentation", "expected 0% to 100%");
     w.constants.fragmentation = *fr.value;
   }
-  // Impossible or suspicious combinations.
-  if (w.method == Method::qlora && w.precision == Precision::fp32)
-    bad_flag("--precision", "QLoRA computes in 16-bit (bf16 or fp16); fp32 compute is not supported");
-  if (w.method == Method::freeze && (w.trainable_layers < 1 || w.trainable_layers > m.layers))
-    bad_flag("--trainable-layers", "freeze needs 1 to " + std::to_string(m.layers) + " trainable layers");
-  if (w.pure_bf16 && w.precision != Precision::bf16) bad_flag("--pure-bf16", "needs --precision bf16");
-  if (w.weight_format != WeightFormat::native && w.method != Method::inference && w.method != Method::qlora)
-    bad_flag("--quant", "quantised weights apply to --method inference or qlora");
-  if (m.max_context > 0 && w.seq_len > m.max_context) {
-    if (!f.allow_long_context)
-      bad_flag("--seq-len", std::to_string(w.seq_len) + " exceeds " + m.id + "'s max context of " +
-                                std::to_string(m.max_context) + " (pass --allow-long-context to estimate anyway)");
-    warn("sequence length beyond the model's max context");
+  // The job's rules live in the core (gpuplan/job.hpp); here each becomes a flag and words.
+  for (const JobProblem& p : validate_workload(m, w, {f.allow_long_context})) {
+    if (p.warning) warn(rule_text(p, m, w));
+    else bad_flag(flag_of(p.setting), rule_text(p, m, w));
   }
-  if (w.sharding != Sharding::ddp && w.gpus == 1) warn("--sharding " + std::string(to_string(w.sharding)) + " with --gpus 1 shards nothing");
-  if (w.offload == Offload::optimizer_params && w.sharding != Sharding::zero3 && w.sharding != Sharding::fsdp)
-    bad_flag("--offload", "optimizer+params offload needs --sharding zero3 or fsdp");
   return w;
 }
 
