@@ -85,5 +85,8 @@ bool tax_included(const Provider& p, const RunSettings& run);
 // One line per stale sheet among `offers`, and one when some totals include tax and others
 // cannot (no rate on their sheet): warnings for the user, in the order found.
 std::vector<std::string> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run);
+// The same for the sheets a command priced from (plan's chosen offers, serve's options, check's
+// specs): every command that prices offers warns from here, in the same words.
+std::vector<std::string> price_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run);
 
 }  // namespace gpuplan

@@ -37,6 +37,10 @@ struct PlanSpace {
   std::vector<std::int64_t> micro_batches{1, 2, 4, 8, 16, 32};
   std::vector<Sharding> shardings{Sharding::ddp, Sharding::zero2, Sharding::fsdp};
   std::vector<int> nodes{1, 2, 4, 8};  // instances of an offer
+  // GPU counts the job may run on. Empty: every instance count in `nodes` times each offer's
+  // GPUs (whole instances). Set (the user gave --gpus): exactly these counts, on
+  // ceil(count / the offer's GPUs) instances, which must be one of `nodes`.
+  std::vector<int> gpu_counts;
   std::vector<Pricing> pricings{Pricing::on_demand, Pricing::spot, Pricing::reserved_1y};
   // Model parallelism (Megatron layout): tensor-parallel degrees inside an instance and
   // pipeline stages; data parallelism takes the remaining GPUs. {1} = data parallel only.
@@ -51,6 +55,7 @@ struct PlanInputs {
   ParamCounts params;
   Workload base;                  // everything not searched (LoRA rank and targets, seq_len, ...)
   std::int64_t global_batch = 0;  // sequences per optimizer step to keep (0: micro-batch x GPUs, free)
+  int grad_accum = 0;             // accumulation steps to keep (0: from global_batch, else 1)
   double tokens = 0;              // useful training tokens
   std::optional<double> deadline_seconds;
   std::optional<double> budget;   // display currency

@@ -26,7 +26,7 @@ constexpr const char* kFooter = R"(Examples:
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300
   gpuplan demand jobs.txt    # sacct --parsable2 output or a CSV of jobs
   gpuplan check experiments/ --policy budget.yaml --format github
-  gpuplan report --ledger spend.db --budget budget.yaml --html spend.html
+  gpuplan report --ledger spend.db --policy budget.yaml --html spend.html
   gpuplan calibrate runs.jsonl --out profile.yaml
   gpuplan gpus list --format json
   gpuplan catalog validate my-prices.yaml

@@ -10,6 +10,8 @@
 #include "cli/common.hpp"
 #include "io/files.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace gpuplan::cli {
 namespace {
 
@@ -17,6 +19,7 @@ struct Flag {
   std::vector<std::string> names;  // --long and -s spellings
   std::string help;
   bool takes_value = false;
+  std::string section;  // the --help title it is listed under ("" for the command's own)
 };
 
 struct Command {
@@ -26,12 +29,21 @@ struct Command {
   std::vector<Flag> flags;
 };
 
+// The option section (see option_section) that holds `o`, "" for the command's own options.
+std::string section_of(const CLI::App& app, const CLI::Option& o) {
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name().empty())
+      for (const CLI::Option* x : sub->get_options())
+        if (x == &o) return sub->get_group();
+  return "";
+}
+
 // Visible commands and flags only: hidden ones (old spellings, these generators) stay out.
 void walk(const CLI::App& app, const std::string& path, std::vector<Command>& out) {
   Command c{path, app.get_description(), {}, {}};
   for (const CLI::Option* o : gpuplan::cli::all_options(app)) {
     if (o->get_group().empty() || (o->get_lnames().empty() && o->get_snames().empty())) continue;
-    Flag f{{}, o->get_description(), o->get_expected_min() > 0};
+    Flag f{{}, o->get_description(), o->get_expected_min() > 0, section_of(app, *o)};
     for (const auto& n : o->get_lnames()) f.names.push_back("--" + n);
     for (const auto& n : o->get_snames()) f.names.push_back("-" + n);
     c.flags.push_back(f);
@@ -174,6 +186,19 @@ std::string man(const std::vector<Command>& cmds, const std::string& version) {
   return s;
 }
 
+// Every command and its flags as JSON: what the flag-walk test (tests/cli/flag_walk_test.py)
+// and other tools enumerate, so a new flag cannot escape them.
+std::string flags_json(const std::vector<Command>& cmds) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : cmds) {
+    nlohmann::json flags = nlohmann::json::array();
+    for (const auto& f : c.flags)
+      flags.push_back({{"names", f.names}, {"takes_value", f.takes_value}, {"section", f.section}, {"help", f.help}});
+    out.push_back({{"command", c.path}, {"subcommands", c.subs}, {"flags", flags}});
+  }
+  return out.dump(1) + "\n";
+}
+
 }  // namespace
 
 void setup_cli_docs(CLI::App& app) {
@@ -195,6 +220,12 @@ void setup_cli_docs(CLI::App& app) {
     std::vector<Command> cmds;
     walk(app, "", cmds);
     io::write_file_atomic(f->out, man(cmds, GPUPLAN_VERSION));
+  });
+  auto* list = app.add_subcommand("flags", "Print every command's flags as JSON")->group("");
+  list->callback([&app] {
+    std::vector<Command> cmds;
+    walk(app, "", cmds);
+    std::fputs(flags_json(cmds).c_str(), stdout);
   });
 }
 

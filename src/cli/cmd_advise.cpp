@@ -156,7 +156,7 @@ hardware) is computed from the ownership terms. The ownership flags are buy-vs-r
     remove_option(*cmd, name);
   for (const auto& q : io::advice_questions()) cmd->add_option(q.flag, f->answers[q.key], q.question);
   cmd->add_option("--answers", f->answers_file, "YAML file of answers (keys as the flags, with _: steady_share: 40%)");
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs);
   cmd->callback([f] { run_advise(*f); });
 }
 

@@ -80,7 +80,7 @@ void setup_buy_vs_rent(CLI::App& app) {
 Demand files: CSV "day,gpu_hours" (or week, gpus) with one row per period, dates or running
 numbers without gaps; or YAML "period: day" and a "gpu_hours:" (or "gpus:") list.)");
   add_buy_vs_rent_options(*cmd, *f);
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs);
   cmd->callback([f] { run_buy_vs_rent(*f); });
 }
 

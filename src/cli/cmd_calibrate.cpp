@@ -158,7 +158,7 @@ void setup_calibrate(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--out", flags->out, "Write the fitted profile here (YAML)");
   cmd->add_flag("--partial", flags->partial, "Fit what the runs allow; keep defaults for constants with too few runs");
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs);
   cmd->footer("Examples:\n  gpuplan calibrate runs.jsonl --out profile.yaml\n  gpuplan estimate --model llama-3.1-8b --method lora --profile profile.yaml\n"
               "Exit 2 when a constant is measured by too few runs to fit (the message says how many it needs).");
   cmd->callback([flags] { run_calibrate(*flags); });

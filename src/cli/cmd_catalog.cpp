@@ -18,10 +18,10 @@ void setup_catalog(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto* validate = cmd->add_subcommand("validate", "Report every problem in catalog files, with file and line");
   validate->add_option("files", *files, "Catalog YAML files or SkyPilot vms.csv price sheets")->required();
-  add_common_options(*validate);
+  add_common_options(*validate, kCatalogs);
   validate->footer("Example: gpuplan catalog validate my-gpus.yaml my-prices.yaml\nExit 0 when all files are valid, 2 otherwise.");
   validate->callback([files] {
-    Catalog known = io::load_shipped_catalog();
+    Catalog known = catalog();  // shipped data plus --catalog files: a sheet may name their GPUs
     std::vector<InputError> problems;
     Report r;
     r.json["files"] = nlohmann::json::array();

@@ -1,6 +1,7 @@
 // gpuplan check: the CI budget gate. Prices every experiment spec as `estimate` does, adds the
 // ledger's spend in the period, and applies the budget policy's rules. Exit 0 all pass, 1 any
 // fails, 2 bad input. Also `gpuplan diff OLD NEW` and `gpuplan schema experiment`.
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -41,6 +42,16 @@ std::vector<PricedExperiment> price_all(const std::vector<std::string>& specs, c
   return out;
 }
 
+// The stale-price and mixed-tax warnings of every pricing command, once each, naming the spec.
+std::vector<std::string> spec_price_warnings(const std::vector<PricedExperiment>& priced) {
+  std::vector<std::string> out;
+  for (const auto& p : priced)
+    for (const auto& w : p.price_warnings)
+      if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  for (const auto& w : out) warn(w);
+  return out;
+}
+
 io::CheckedSpec checked(PricedExperiment p) {
   std::optional<PipelineFigures> pipeline = p.best ? p.best->eval.pipeline : std::nullopt;
   return {std::move(p.check), p.per_gpu_bytes, std::move(p.model), pipeline};
@@ -52,7 +63,9 @@ void run_check(const CheckFlags& f) {
   cr.period = period_of(date_or_today(f.date));
   cr.currency = policy.currency;
   cr.policy_given = !f.budget.empty();
-  for (auto& p : price_all(f.specs, policy.currency)) cr.specs.push_back(checked(std::move(p)));
+  std::vector<PricedExperiment> priced = price_all(f.specs, policy.currency);
+  const std::vector<std::string> warnings = spec_price_warnings(priced);
+  for (auto& p : priced) cr.specs.push_back(checked(std::move(p)));
   if (cr.specs.empty()) bad_flag("specs", "no experiment spec files found");
   // The store sums the period's spend by team and user (an indexed query on SQLite/PostgreSQL).
   std::vector<LedgerRecord> ledger;
@@ -64,7 +77,9 @@ void run_check(const CheckFlags& f) {
     const std::string annotations = io::github_annotations(cr);
     std::fwrite(annotations.data(), 1, annotations.size(), stdout);
   }
-  print_report({io::check_json(cr), {io::check_table(cr)}, io::check_notes(cr), {}});
+  Report rep{io::check_json(cr), {io::check_table(cr)}, io::check_notes(cr), {}};
+  rep.json["warnings"] = warnings;
+  print_report(rep);
   if (!cr.pass()) exit_code() = 1;
 }
 
@@ -119,7 +134,7 @@ void setup_check(CLI::App& app) {
   cmd->add_option("--ledger", f->ledger, "Spend ledger to count spend so far: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL");
   cmd->add_option("--date", f->date, "Date whose calendar month is the budget period (default: today, UTC)");
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
-  add_common_options(*cmd, true);
+  add_common_options(*cmd, kCatalogs | kProfile | kGithub);
   cmd->callback([f] { run_check(*f); });
 
   auto d = std::make_shared<DiffFlags>();
@@ -129,7 +144,7 @@ void setup_check(CLI::App& app) {
   diff->add_option("old", d->old_path, "Old spec file or folder")->required();
   diff->add_option("new", d->new_path, "New spec file or folder")->required();
   diff->add_option("--currency", d->currency, "Currency of the costs")->capture_default_str();
-  add_common_options(*diff);
+  add_common_options(*diff, kCatalogs | kProfile);
   diff->callback([d] { run_diff(*d); });
 
   auto* schema = app.add_subcommand("schema", "Print a JSON Schema for gpuplan's input files");

@@ -99,7 +99,7 @@ void setup_compare(CLI::App& app) {
   cmd->add_option("--top", f->top, "Show the best K offers")->capture_default_str();
   cmd->add_option("--sheet", f->sheets, "Price only on these sheets (YAML or SkyPilot CSV), side by side (repeatable)");
   cmd->add_flag("--explain", f->explain, "List the offers that cannot run the job, with the reason");
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f] { run_compare(*f); });
 }
 

@@ -69,7 +69,7 @@ optionally submit, user, team, partition, state, id and name.)");
   cmd->add_option("file", f->file, "sacct --parsable2 output or a CSV of jobs")->required();
   cmd->add_option("--baseline-percentile", f->baseline, "Baseline = this percentile of GPUs busy over time")->capture_default_str();
   cmd->add_option("--top", f->top, "Rows per team/user/partition table")->capture_default_str();
-  add_common_options(*cmd);
+  add_common_options(*cmd, kOutputOnly);
   cmd->callback([f] { run_demand(*f); });
 }
 

@@ -72,6 +72,7 @@ void price_offers(const EstimateFlags& f, const ModelArch& m, const ParamCounts&
     if ((r.run.budget || r.run.spec.bill.deadline_seconds) && !best->meets_limits()) exit_code() = 1;
   } else if (!set.excluded.empty()) {
     r.cost_notes.push_back(unpriced_reason(set, r.run));
+    exit_code() = 1;  // as compare, plan and serve: nothing can run this job is a "no"
   } else if (gpus.size() == 1 && is_training(w.method)) {
     r.time = time_only(f, m, pc, w, r.run, *gpus.front());
   }
@@ -153,7 +154,7 @@ void setup_estimate(CLI::App& app) {
   cmd->add_option("--top", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
   cmd->add_option("--cost-rows", f->cost_rows, "Old spelling of --top")->group("");  // hidden alias
   cmd->add_option("--gpu", f->gpu_names, "GPU to check (repeatable; default: every GPU in the catalogs)");
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f] { run_estimate(*f); });
 }
 

@@ -44,7 +44,7 @@ void setup_gpus(CLI::App& app) {
   cmd->footer("Examples:\n  gpuplan gpus list --format csv\n  gpuplan gpus show \"RTX 4090\"\n  gpuplan gpus show h100 --format json");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every GPU");
-  add_common_options(*list);
+  add_common_options(*list, kCatalogs);
   list->callback([] {
     Report r;
     std::vector<const Gpu*> all;
@@ -59,7 +59,7 @@ void setup_gpus(CLI::App& app) {
   auto name = std::make_shared<std::string>();
   auto* show = cmd->add_subcommand("show", "Show one GPU (id or alias, e.g. 'H100' or 'RTX 4090')");
   show->add_option("name", *name, "GPU id or alias")->required();
-  add_common_options(*show);
+  add_common_options(*show, kCatalogs);
   show->callback([name] {
     const Gpu& g = resolve_gpu(*name);
     Report r;

@@ -162,7 +162,7 @@ void setup_ledger(CLI::App& app) {
   add->add_option("--user", a->user, "User");
   add->add_option("--id", a->id, "Record id; a second append with the same id adds nothing (default: random)");
   add->add_option("--tokens", a->tokens, "Tokens the run processed, e.g. 2.5B (for cost per million tokens)");
-  add_common_options(*add);
+  add_common_options(*add, kOutputOnly);
   add->callback([a] { run_add(*a); });
 
   auto r = std::make_shared<ReportFlags>();
@@ -171,7 +171,7 @@ void setup_ledger(CLI::App& app) {
   report->add_option("--by", r->by, "experiment | team | user | period | provider")->capture_default_str();
   report->add_option("--currency", r->currency, "Currency of the sums")->capture_default_str();
   report->add_option("--period", r->period, "Only this month, YYYY-MM");
-  add_common_options(*report);
+  add_common_options(*report, kCatalogs);
   report->callback([r] { run_report(*r); });
 
   auto imp = std::make_shared<CopyFlags>();
@@ -181,7 +181,7 @@ void setup_ledger(CLI::App& app) {
   gpuplan ledger import spend.db --ledger postgresql://ci@db.internal/spend)");
   import->add_option("source", imp->from, "Ledger to read: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL")->required();
   import->add_option("--ledger", imp->to, "Ledger to add to (created if missing)")->required();
-  add_common_options(*import);
+  add_common_options(*import, kOutputOnly);
   import->callback([imp] { copy_ledger(imp->from, imp->to); });
 
   auto exp = std::make_shared<CopyFlags>();
@@ -191,7 +191,7 @@ void setup_ledger(CLI::App& app) {
   gpuplan ledger export - --ledger spend.db | head)");
   export_cmd->add_option("target", exp->to, "Ledger to write (created if missing), or - for stdout")->required();
   export_cmd->add_option("--ledger", exp->from, "Ledger to read")->required();
-  add_common_options(*export_cmd);
+  add_common_options(*export_cmd, kOutputOnly);
   export_cmd->callback([exp] { exp->to == "-" ? export_stdout(exp->from) : copy_ledger(exp->from, exp->to); });
 }
 

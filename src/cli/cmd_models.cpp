@@ -36,7 +36,7 @@ void setup_models(CLI::App& app) {
   cmd->footer("Examples:\n  gpuplan models list\n  gpuplan models show meta-llama/Llama-3.1-8B\n  gpuplan models show --model-config ./config.json --format json");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every model in the loaded catalogs");
-  add_common_options(*list);
+  add_common_options(*list, kCatalogs);
   list->callback([] {
     Report r;
     std::vector<const ModelArch*> all;
@@ -52,7 +52,7 @@ void setup_models(CLI::App& app) {
   auto opts = std::make_shared<ModelSourceOptions>();
   show->add_option("name", opts->model, "Model id, alias or Hugging Face id");
   add_model_source_options(*show, *opts, /*with_model_flag=*/false);
-  add_common_options(*show);
+  add_common_options(*show, kCatalogs);
   show->callback([opts] {
     const ResolvedModel rm = resolve_model(*opts);
     const ModelArch& m = rm.arch;

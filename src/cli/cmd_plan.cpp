@@ -33,6 +33,7 @@ struct PlanFlags {
   std::string tensor_parallels, pipeline_parallels;  // "" = by model size (see parallel_degrees)
   int max_nodes = 8, top = 5;
   long long global_batch = 0;
+  bool grad_accum_given = false;  // --grad-accum on the command line: keep it in every candidate
 };
 
 constexpr std::uint64_t kMaxSearch = 2'000'000'000ull;  // configurations: minutes even at 10^7/s
@@ -73,8 +74,27 @@ void parallel_degrees(PlanFlags& f, const ModelArch& m) {
   if (f.pipeline_parallels.empty()) f.pipeline_parallels = large_dense ? "1,2,4,8" : "1";
 }
 
-PlanSpace build_space(const PlanFlags& f) {
+// The GPU counts and instance counts: as given (--gpus, --nodes), else powers of two up to
+// --max-nodes instances of each offer.
+void gpu_space(const PlanFlags& f, PlanSpace& space) {
+  if (f.max_nodes < 1 || f.max_nodes > 1024) bad_flag("--max-nodes", "expected 1 to 1024");
+  space.nodes.clear();
+  if (f.run.nodes > 0) {
+    if (f.run.nodes > f.max_nodes) bad_flag("--nodes", "is more than --max-nodes " + std::to_string(f.max_nodes));
+    space.nodes.push_back(f.run.nodes);
+  } else if (f.workload.gpus_given) {
+    for (int n = 1; n <= f.max_nodes; ++n) space.nodes.push_back(n);
+  } else {
+    for (int n = 1; n <= f.max_nodes; n *= 2) space.nodes.push_back(n);
+  }
+  if (f.workload.gpus_given) space.gpu_counts = {f.workload.gpus};
+  if (f.workload.gpus_given && f.run.nodes > 0 && f.workload.gpus % f.run.nodes != 0)
+    bad_flag("--nodes", "must divide --gpus " + std::to_string(f.workload.gpus));
+}
+
+PlanSpace build_space(const PlanFlags& f, const Workload& base) {
   PlanSpace space;
+  space.attention = {base.attention};
   space.methods = parse_list<Method>("--methods", f.methods);
   if (std::find(space.methods.begin(), space.methods.end(), Method::inference) != space.methods.end())
     bad_flag("--methods", "plan searches training; use serve for inference");
@@ -92,9 +112,7 @@ PlanSpace build_space(const PlanFlags& f) {
   if (space.micro_batches.empty()) bad_flag("--micro-batches", "needs at least one value");
   space.tensor_parallel = int_list("--tensor-parallels", f.tensor_parallels);
   space.pipeline_parallel = int_list("--pipeline-parallels", f.pipeline_parallels);
-  if (f.max_nodes < 1 || f.max_nodes > 1024) bad_flag("--max-nodes", "expected 1 to 1024");
-  space.nodes.clear();
-  for (int n = 1; n <= f.max_nodes; n *= 2) space.nodes.push_back(n);
+  gpu_space(f, space);
   return space;
 }
 
@@ -118,11 +136,14 @@ PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workl
   if (f.objective != "cost" && f.objective != "time") bad_choice("--objective", f.objective, "cost, time");
   if (f.top < 1) bad_flag("--top", "expected 1 or more");
   if (f.global_batch < 0) bad_flag("--global-batch", "must not be negative");
+  if (f.grad_accum_given && f.global_batch > 0)
+    bad_flag("--grad-accum", "give --grad-accum or --global-batch, not both (the global batch sets the accumulation)");
   PlanInputs in;
   in.model = rm.arch;
   in.params = count_params(rm.arch);
   in.base = base;
   in.global_batch = f.global_batch;
+  if (f.grad_accum_given) in.grad_accum = run.spec.grad_accum;
   in.objective = f.objective == "time" ? Objective::time : Objective::cost;
   in.run = run.spec;
   in.deadline_seconds = run.spec.bill.deadline_seconds;
@@ -131,19 +152,31 @@ PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workl
   // tokens: with --steps, size the run from the user's global batch at the base micro-batch.
   in.tokens = run.spec.tokens ? *run.spec.tokens
                               : *run.spec.steps * static_cast<double>(base.seq_len) *
-                                    static_cast<double>(f.global_batch > 0 ? f.global_batch : base.micro_batch * base.gpus);
+                                    static_cast<double>(f.global_batch > 0 ? f.global_batch
+                                                                           : base.micro_batch * base.gpus * std::max(1, in.grad_accum));
   return in;
 }
 
 void check_size(const PlanSpace& space, const PlanInputs& in) {
   const std::uint64_t size = static_cast<std::uint64_t>(space.methods.size() * space.precisions.size() * space.optimizers.size() *
                                                          space.checkpointing.size() * space.shardings.size() *
-                                                         space.micro_batches.size() * space.nodes.size() * space.pricings.size() *
+                                                         space.micro_batches.size() * (space.gpu_counts.empty() ? space.nodes.size() : 1) *
+                                                         space.pricings.size() *
                                                          space.tensor_parallel.size() * space.pipeline_parallel.size()) *
                              in.offers.size();
   if (size > kMaxSearch)
     bad_flag("--max-nodes", "the search space holds " + std::to_string(size) + " configurations (limit " + std::to_string(kMaxSearch) +
                                 "); narrow it with --provider, --gpu, --methods, --micro-batches or --max-nodes");
+}
+
+// The stale-price and mixed-tax warnings of every pricing command, for the sheets of the
+// plans shown.
+void add_price_warnings(Report& r, const PlanInputs& in, const PlanResult& res, const RunSettings& run) {
+  std::vector<const Provider*> sheets;
+  for (const Candidate& c : res.best) sheets.push_back(in.offers[static_cast<std::size_t>(c.offer)].provider);
+  const std::vector<std::string> warnings = price_warnings(sheets, run);
+  for (const auto& w : warnings) warn(w);
+  r.json["warnings"] = warnings;
 }
 
 void run_plan(const PlanFlags& f) {
@@ -155,13 +188,14 @@ void run_plan(const PlanFlags& f) {
   if (!f.launch.emit.empty() && std::find(kEmits.begin(), kEmits.end(), f.launch.emit) == kEmits.end())
     bad_choice("--emit", f.launch.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
   if (f.launch.emit.empty() && !f.launch.out.empty()) bad_flag("--out", "needs --emit");
-  const PlanSpace space = build_space(f);
+  const PlanSpace space = build_space(f, base);
   const PlanInputs in = build_inputs(f, rm, base, run);
   check_size(space, in);
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
   io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top, {}};
   if (!res.best.empty()) v.pipeline = evaluate_candidate(in, space, res.best.front()).pipeline;
   Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v), io::plan_csv_table(v)};
+  add_price_warnings(r, in, res, run);
   if (res.best.empty() || !res.best.front().feasible()) exit_code() = 1;
   if (!res.best.empty()) {
     const Candidate& best = res.best.front();
@@ -191,6 +225,7 @@ void setup_plan(CLI::App& app) {
   gpuplan plan --model llama-3.1-8b --tokens 500M --global-batch 64 --emit deepspeed --out ds_config.json
   gpuplan plan --model llama-3.1-8b --tokens 500M --currency INR --region india --emit skypilot)");
   add_workload_options(*cmd, f->workload);
+  remove_option(*cmd, "--kv-cache-dtype");  // plan searches training: there is no KV cache to size
   add_run_options(*cmd, f->run);
   add_offer_filter_options(*cmd, f->filter);
   cmd->add_option("--objective", f->objective, "cost | time")->capture_default_str();
@@ -207,7 +242,7 @@ void setup_plan(CLI::App& app) {
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step to keep (default: free)");
   cmd->add_option("--top", f->top, "Runners-up to show")->capture_default_str();
   add_launch_options(*cmd, f->launch);
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f, cmd] {
     PlanFlags g = *f;
     narrow(*cmd, "--method", "--methods", g.workload.method, g.methods);
@@ -219,6 +254,7 @@ void setup_plan(CLI::App& app) {
     narrow(*cmd, "--pricing", "--pricings", g.run.pricing, g.pricings);
     narrow(*cmd, "--tensor-parallel", "--tensor-parallels", std::to_string(g.workload.tensor_parallel), g.tensor_parallels);
     narrow(*cmd, "--pipeline-parallel", "--pipeline-parallels", std::to_string(g.workload.pipeline_parallel), g.pipeline_parallels);
+    g.grad_accum_given = cmd->get_option("--grad-accum")->count() > 0;
     g.workload.tensor_parallel = g.workload.pipeline_parallel = 1;  // searched per candidate
     parallel_degrees(g, resolve_model(g.workload.model).arch);
     run_plan(g);

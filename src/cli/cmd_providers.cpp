@@ -13,7 +13,7 @@ void setup_providers(CLI::App& app) {
   cmd->footer("Examples:\n  gpuplan providers list\n  gpuplan providers show digitalocean --format markdown");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every provider");
-  add_common_options(*list);
+  add_common_options(*list, kCatalogs);
   list->callback([] {
     Report r;
     io::Table t;
@@ -36,7 +36,7 @@ void setup_providers(CLI::App& app) {
   auto name = std::make_shared<std::string>();
   auto* show = cmd->add_subcommand("show", "Show a provider's offers");
   show->add_option("name", *name, "Provider id")->required();
-  add_common_options(*show);
+  add_common_options(*show, kCatalogs);
   show->callback([name] {
     auto hit = catalog().find_provider(*name);
     if (!hit.found) throw InputError(SourceLocation{}, "provider", lookup_failure("provider", *name, hit));

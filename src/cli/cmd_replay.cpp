@@ -206,7 +206,7 @@ The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent'
   // Demand comes from the log, and burst jobs rent on-demand or (checkpointing) spot.
   for (const char* name : {"--count", "--gpu-hours-per-month", "--utilization", "--utilisation", "--demand", "--uncertainty", "--pricing"})
     remove_option(*cmd, name);
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs);
   cmd->callback([f] { run_replay(*f); });
 }
 

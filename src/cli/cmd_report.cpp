@@ -106,16 +106,17 @@ void setup_report(CLI::App& app) {
   auto f = std::make_shared<ReportFlags>();
   auto* cmd = app.add_subcommand("report", "Cost dashboard: spend against caps, burn rate, forecast, alerts (--html for a page)");
   cmd->footer(R"(Examples:
-  gpuplan report --ledger spend.db --budget budget.yaml
-  gpuplan report --ledger spend.jsonl --budget budget.yaml --specs experiments/ --html spend.html
-  gpuplan report --ledger postgresql://ci@db/spend --budget budget.yaml --format json)");
+  gpuplan report --ledger spend.db --policy budget.yaml
+  gpuplan report --ledger spend.jsonl --policy budget.yaml --specs experiments/ --html spend.html
+  gpuplan report --ledger postgresql://ci@db/spend --policy budget.yaml --format json)");
   cmd->add_option("--ledger", f->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL")->required();
-  cmd->add_option("--budget", f->budget, "Budget policy (budget.yaml): the caps")->check(CLI::ExistingFile);
+  cmd->add_option("--policy", f->budget, "Budget policy file (budget.yaml): the caps, as check --policy")->check(CLI::ExistingFile);
+  cmd->add_option("--budget", f->budget, "Old spelling of --policy")->check(CLI::ExistingFile)->group("");
   cmd->add_option("--specs", f->specs, "Experiment spec files or folders, for planned against actual");
   cmd->add_option("--date", f->date, "As-of date; its calendar month is reported (default: today, UTC)");
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
   cmd->add_option("--html", f->html, "Also write a self-contained HTML dashboard to this file");
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f] { run_report(*f); });
 }
 

@@ -27,28 +27,18 @@ struct RouteResult {
   const ServingOption* best = nullptr;  // the cheapest option meeting the targets
 };
 
-bool wanted(const std::vector<std::string>& list, const std::string& v) {
-  return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
-}
-
 // The offers the filters leave, each with its rate into the display currency, and the CPU box.
 std::vector<ServingCandidate> candidates(const ServeFlags& f, const Setup& s, const CpuBox& cpu) {
-  std::vector<std::string> gpu_filter, provider_filter;
-  for (const auto& g : f.gpus) gpu_filter.push_back(resolve_gpu(g).id);
-  for (const auto& p : f.providers) {
-    const auto l = catalog().find_provider(p);
-    if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
-    provider_filter.push_back(l.found->id);
-  }
-  auto in_region = [&](const Offer& o) {
-    return f.regions.empty() ||
-           std::any_of(f.regions.begin(), f.regions.end(), [&](const std::string& r) { return o.in_region(r); });
-  };
+  const OfferFilter filter = build_offer_filter(f.filter, catalog());
+  // A replica runs on one instance: --max-gpus bounds the GPUs one instance bills.
+  Workload one = s.cfg.workload;
+  one.gpus = 1;
+  RunSpec fixed = s.run.spec;
+  fixed.gpus_fixed = true;
   std::vector<ServingCandidate> out;
   for (const Provider& p : catalog().providers) {
-    if (!wanted(provider_filter, p.id)) continue;
     for (const Offer& o : p.offers) {
-      if (!wanted(gpu_filter, o.gpu) || !in_region(o)) continue;
+      if (!offer_matches(filter, p, o, one, fixed)) continue;
       if (const auto g = catalog().find_gpu(o.gpu); g.found)
         out.push_back({&p, &o, g.found, to_display(1.0, p.currency, s.run, p.where)});
     }
@@ -103,7 +93,7 @@ void add_inputs_json(Report& rep, const ServeFlags& f, const Setup& s) {
 std::string route_title(const RouteResult& res, const ServeFlags& f, const Setup& s) {
   const std::string who = res.model.arch.name.empty() ? res.model.arch.id : res.model.arch.name;
   return (f.route.empty() ? "" : "Route " + res.route.name + " (" + num(100 * res.route.share, 0) + "%): ") + who + ", " +
-         (f.quant == "none" ? std::string("16-bit") : f.quant) + ", " +
+         (f.quant == "native" ? std::string("16-bit") : f.quant) + ", " +
          io::rate_text(s.traffic.mean_requests_per_second * res.route.share) +
          (s.traffic.peak_factor > 1 ? " (peak x" + num(s.traffic.peak_factor, 1) + ")" : "");
 }
@@ -168,13 +158,24 @@ void add_combined(Report& rep, const std::vector<RouteResult>& results, const Se
 }
 
 void add_notes(Report& rep, const ServeFlags& f, const Setup& s, bool cpu_given) {
-  if (f.quant != "none" && f.quant != "native")
+  if (f.quant != "native")
     rep.notes.push_back(f.quant + " weights: quality must be checked on your own evaluation set; gpuplan models speed and memory, not accuracy");
   if (!f.rpd.empty() && s.traffic.peak_factor == 1) rep.notes.push_back("sized for the daily mean rate: give --peak-factor for busy hours");
   rep.notes.push_back("tok/s/GPU at the max batch; TTFT and TPOT at the peak rate (p95: M/M/c queue, Poisson concurrency); "
                       "costs include idle capacity at the mean rate");
   if (cpu_given) rep.notes.push_back("the CPU box uses the GPU constants (bandwidth 75%, compute 65%): no measured CPU case backs them");
   if (s.run.currency != "USD" || s.run.fx.as_of == "--fx") rep.notes.push_back("exchange rates as of " + s.run.fx.as_of);
+}
+
+// The stale-price and mixed-tax warnings every pricing command gives, for the sheets shown.
+void add_price_warnings(Report& rep, const std::vector<RouteResult>& results, const Setup& s, std::size_t top) {
+  std::vector<const Provider*> sheets;
+  for (const RouteResult& res : results)
+    for (std::size_t i = 0; i < res.search.options.size() && i < top; ++i)
+      if (res.search.options[i].where.provider->id != "cpu-box") sheets.push_back(res.search.options[i].where.provider);
+  const std::vector<std::string> warnings = price_warnings(sheets, s.run);
+  for (const auto& w : warnings) warn(w);
+  rep.json["warnings"] = warnings;
 }
 
 void run_serve(const ServeFlags& f) {
@@ -202,6 +203,7 @@ void run_serve(const ServeFlags& f) {
   }
   add_combined(rep, results, f, s);
   add_notes(rep, f, s, cpu.given);
+  add_price_warnings(rep, results, s, static_cast<std::size_t>(f.top));
   if (!all_met) exit_code() = 1;
   print_report(rep);
 }
@@ -217,7 +219,7 @@ void setup_serve(CLI::App& app) {
   gpuplan serve --model qwen2.5-7b --requests-per-day 20000 --peak-factor 3 --scale-to-zero --currency INR
   gpuplan serve --route small=llama-3.2-3b:70%,large=llama-3.1-70b --requests-per-second 2 --tpot 60ms)");
   add_serve_options(*cmd, *f);
-  add_common_options(*cmd);
+  add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f] { run_serve(*f); });
 }
 

@@ -101,18 +101,21 @@ void remove_option(CLI::App& cmd, const std::string& name) {
     if (s->get_name().empty() && s->remove_option(o)) return;
 }
 
-void add_common_options(CLI::App& cmd, bool github) {
+void add_common_options(CLI::App& cmd, unsigned uses) {
   CLI::App& app = option_section(cmd, "Output");
   auto& g = globals();
+  const bool github = (uses & kGithub) != 0;
   std::vector<std::string> formats = {"table", "json", "csv", "markdown"};
   if (github) formats.push_back("github");
   app.add_option("--format", g.format, github ? "Output format (github: workflow annotations)" : "Output format")
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
-  app.add_option("--catalog", g.catalogs, "Extra catalog: YAML, or a SkyPilot vms.csv price sheet (repeatable; later files override by id)")
-      ->check(existing_file_or_stdin());
-  app.add_option("--profile", g.profile, "Calibration profile from `gpuplan calibrate`: the team's fitted constants")
-      ->check(CLI::ExistingFile);
+  if (uses & kCatalogs)
+    app.add_option("--catalog", g.catalogs, "Extra catalog: YAML, or a SkyPilot vms.csv price sheet (repeatable; later files override by id)")
+        ->check(existing_file_or_stdin());
+  if (uses & kProfile)
+    app.add_option("--profile", g.profile, "Calibration profile from `gpuplan calibrate`: the team's fitted constants")
+        ->check(CLI::ExistingFile);
   app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
   app.add_flag("--no-color", g.no_color, "Never colour the table output");
   app.add_flag("--wide", g.wide, "Print whole table cells (default: long names are cut to fit 100 columns)");

@@ -47,9 +47,18 @@ class ProfileScope {
   std::string saved_;
 };
 
-// Adds --format, --catalog, --profile, -q and --no-color to a (sub)command. `github` also offers
-// --format github (workflow annotations), for commands that gate CI.
-void add_common_options(CLI::App& app, bool github = false);
+// What a command reads beyond its own flags, so that it registers only the common flags it
+// honours (an unused --profile or --catalog is refused, not ignored).
+enum CommonUse : unsigned {
+  kOutputOnly = 0,
+  kCatalogs = 1u << 0,  // --catalog: it looks up GPUs, models, offers or exchange rates
+  kProfile = 1u << 1,   // --profile: it estimates memory or speed with fitted constants
+  kGithub = 1u << 2,    // --format github: it gates CI (workflow annotations)
+};
+
+// Adds --format, -q, --no-color and --wide to a (sub)command, and --catalog, --profile and
+// --format github as `uses` says.
+void add_common_options(CLI::App& app, unsigned uses);
 
 // A titled section of a command's options (its --help prints them under the title). Beside
 // readable help, sections keep start-up fast: CLI11 compares each new option's names with every

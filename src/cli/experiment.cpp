@@ -340,6 +340,7 @@ PricedExperiment price_experiment(const Experiment& x, const std::string& curren
     }
     const PricedOffer& best = *chosen;
     out.best = best;
+    out.price_warnings = price_warnings(std::vector<const Provider*>{best.provider}, run);
     c.priced = true;
     c.cost = best.total.value_or(0);
     c.gpu_hours = best.eval.cost ? best.eval.cost->gpu_hours : 0;

@@ -53,6 +53,7 @@ struct PricedExperiment {
   double per_gpu_bytes = 0;
   double step_seconds = 0;
   std::string model;
+  std::vector<std::string> price_warnings;  // stale or mixed-tax sheets behind its price (price_warnings)
 };
 PricedExperiment price_experiment(const Experiment& x, const std::string& currency);
 

@@ -117,14 +117,7 @@ void add_length_options(CLI::App& cmd, RunFlags& f) {
 }
 
 void add_money_options(CLI::App& cmd, RunFlags& f) {
-  cmd.add_option("--pricing", f.pricing, "on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
-  cmd.add_option("--tax", f.tax, "Tax on the bill, e.g. 18% (default: the sheet's own)");
-  cmd.add_option("--stale-after", f.stale_after, "Flag sheets whose prices are older than this many days")->capture_default_str();
-  cmd.add_option("--tax-basis", f.tax_basis, "inclusive | exclusive: compare every sheet with tax or without")->capture_default_str();
-  cmd.add_flag("--input-tax-credit", f.input_tax_credit,
-               "GST-registered business: GST (and reverse charge on foreign clouds) is recovered, cost is pre-tax");
-  cmd.add_option("--currency", f.currency, "Show money in this currency (ISO code, e.g. INR)")->capture_default_str();
-  cmd.add_option("--fx", f.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
+  add_bill_options(cmd, f, false);
   cmd.add_option("--deadline", f.deadline, "Wall-clock limit for the run, e.g. 3d");
   cmd.add_option("--budget", f.budget, "Spend limit for the run, e.g. 500 or 40000INR (in --currency unless named)");
 }
@@ -145,12 +138,25 @@ void add_data_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--dataset-size", f.dataset_size, "Dataset kept in storage during the run, e.g. 50GB")->capture_default_str();
   cmd.add_option("--storage-bandwidth", f.storage_bandwidth, "Training data read rate, all instances together, e.g. 500MB (per second; default: the offer's network)");
   cmd.add_option("--cpu-cores", f.cpu_cores, "CPU cores tokenising and packing training data on the fly (all instances)");
-  cmd.add_option("--pretokenized", f.pretokenized, "Training data is stored as token ids: nothing to tokenise");
+  cmd.add_flag("--pretokenized", f.pretokenized, "Training data is stored as token ids: nothing to tokenise");
   cmd.add_option("--tokenize-rate", f.tokenize_rate, "Tokens one CPU core tokenises per second (default: 110k, measured; README)");
   cmd.add_flag("--no-egress", f.no_egress, "Do not price copying the trained weights out");
 }
 
 }  // namespace
+
+void add_bill_options(CLI::App& cmd, RunFlags& f, bool startup) {
+  cmd.add_option("--pricing", f.pricing, "on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
+  cmd.add_option("--tax", f.tax, "Tax on the bill, e.g. 18% (default: the sheet's own)");
+  cmd.add_option("--stale-after", f.stale_after, "Flag sheets whose prices are older than this many days")->capture_default_str();
+  cmd.add_option("--tax-basis", f.tax_basis, "inclusive | exclusive: compare every sheet with tax or without")->capture_default_str();
+  cmd.add_flag("--input-tax-credit", f.input_tax_credit,
+               "GST-registered business: GST (and reverse charge on foreign clouds) is recovered, cost is pre-tax");
+  cmd.add_option("--currency", f.currency, "Show money in this currency (ISO code, e.g. INR); display only, never what is owed")
+      ->capture_default_str();
+  cmd.add_option("--fx", f.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
+  if (startup) cmd.add_option("--startup", f.startup, "Billed start-up per launch (default: the sheet's)");
+}
 
 void add_run_options(CLI::App& command, RunFlags& f) {
   add_length_options(option_section(command, "Run length and speed"), f);

@@ -30,6 +30,10 @@ struct RunFlags {
 
 void add_run_options(CLI::App& cmd, RunFlags& f);
 
+// The bill's flags alone (pricing, tax and its basis, input-tax credit, staleness, currency,
+// fx, and start-up when `startup`): what serve takes of the run flags, in the same words.
+void add_bill_options(CLI::App& cmd, RunFlags& f, bool startup = true);
+
 // The checked run: work, bill terms, currency (gpuplan::RunSettings). Exits 2 naming the flag
 // on a bad value.
 RunSettings build_run_settings(const RunFlags& f, const Workload& w);

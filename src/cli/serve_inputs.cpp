@@ -132,8 +132,7 @@ Setup build_setup(const ServeFlags& f) {
 
   Workload& w = s.cfg.workload;
   w.method = Method::inference;
-  const std::string quant = f.quant == "none" ? "native" : f.quant;
-  w.weight_format = pick("--quant", f.quant, weight_format_from_string(quant), "none, fp8, int8, int4-gptq, int4-awq, nf4, fp4");
+  w.weight_format = pick_enum<WeightFormat>("--quant", f.quant);
   w.kv_cache_dtype = pick("--kv-cache-dtype", f.kv_dtype, kv_dtype_from_string(f.kv_dtype), "native, fp16, bf16, fp8, int8");
   w.precision = pick("--precision", f.precision, precision_from_string(f.precision), "bf16, fp16, fp32");
   if (w.precision == Precision::fp8) bad_flag("--precision", "fp8 compute comes from --quant fp8 (activations stay 16-bit)");
@@ -194,7 +193,9 @@ void add_traffic_options(CLI::App& cmd, ServeFlags& f) {
 }
 
 void add_replica_options(CLI::App& cmd, ServeFlags& f) {
-  cmd.add_option("--quant", f.quant, "Weights: none | fp8 | int8 | int4-gptq | int4-awq | nf4 | fp4")->capture_default_str();
+  cmd.add_option("--quant", f.quant, "Stored weight format: native | fp8 | int8 | nf4 | fp4 | int4-gptq | int4-awq")
+      ->capture_default_str()
+      ->transform([](std::string v) { return v == "none" ? std::string("native") : v; });  // old spelling of native
   cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
   cmd.add_option("--precision", f.precision, "Activations: bf16 | fp16 | fp32")->capture_default_str();
   cmd.add_option("--tensor-parallel", f.tensor_parallel, "GPUs per replica (default: try 1, 2, 4, 8 and keep the cheapest)");
@@ -228,15 +229,8 @@ void add_cpu_options(CLI::App& cmd, ServeFlags& f) {
 }
 
 void add_offer_options(CLI::App& cmd, ServeFlags& f) {
-  cmd.add_option("--gpu", f.gpus, "Only this GPU (repeatable)");
-  cmd.add_option("--provider", f.providers, "Only this provider (repeatable)");
-  cmd.add_option("--region", f.regions, "Only offers whose region contains this text (repeatable)");
   cmd.add_option("--top", f.top, "Show the best K offers per route")->capture_default_str();
-  cmd.add_option("--pricing", f.run.pricing, "on-demand | spot | reserved-1y | reserved-3y")->capture_default_str();
-  cmd.add_option("--tax", f.run.tax, "Tax on the bill, e.g. 18% (default: the sheet's own)");
-  cmd.add_option("--currency", f.run.currency, "Show money in this currency (ISO code, e.g. INR)")->capture_default_str();
-  cmd.add_option("--fx", f.run.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
-  cmd.add_option("--startup", f.run.startup, "Billed start-up per launch (default: the sheet's)");
+  add_bill_options(cmd, f.run);
   cmd.add_flag("--explain", f.explain, "List the offers that cannot host the model, with the reason");
 }
 
@@ -249,7 +243,8 @@ void add_serve_options(CLI::App& cmd, ServeFlags& f) {
   add_speed_options(option_section(cmd, "Replica speed and load"), f);
   add_scaling_options(option_section(cmd, "Autoscaling"), f);
   add_cpu_options(option_section(cmd, "A CPU box instead of GPUs"), f);
-  add_offer_options(option_section(cmd, "Offers and prices"), f);
+  add_offer_options(option_section(cmd, "Prices and currency"), f);
+  add_offer_filter_options(cmd, f.filter);
 }
 
 }  // namespace gpuplan::cli

@@ -16,13 +16,13 @@ namespace gpuplan::cli {
 
 struct ServeFlags {
   ModelSourceOptions model;
-  RunFlags run;  // only pricing, tax, currency, fx and startup are bound
+  RunFlags run;  // only the bill's flags are bound: pricing, tax and its basis, currency, fx, start-up, staleness
+  OfferFlags filter;  // the same offer filters as compare
   std::string route, rps, rpd, peak_factor = "1", prompt = "512", output = "256", max_output, shared_prefix = "0";
-  std::string quant = "none", kv_dtype = "native", precision = "bf16", batching = "continuous";
+  std::string quant = "native", kv_dtype = "native", precision = "bf16", batching = "continuous";
   std::string ttft, tpot, overhead, memory_utilization, bandwidth_efficiency, compute_utilization, step_overhead, max_utilization;
   std::string keep_warm = "60s", cold_start;
   std::string cpu_bandwidth, cpu_memory, cpu_tflops, cpu_price;
-  std::vector<std::string> gpus, providers, regions;
   int tensor_parallel = 0, top = 10, min_replicas = -1;
   std::int64_t max_batch = -1, max_batched_tokens = -1;  // -1: the engine default
   bool autoscale = false, scale_to_zero = false, explain = false;

@@ -133,43 +133,49 @@ bool tax_included(const Provider& p, const RunSettings& run) {
 
 namespace {
 
-void stale_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run, std::vector<std::string>& out) {
-  std::vector<const Provider*> seen;
-  for (const auto& o : offers) {
-    if (std::find(seen.begin(), seen.end(), o.provider) != seen.end() || !prices_stale(*o.provider, run)) continue;
-    seen.push_back(o.provider);
-    const auto age = prices_age_days(*o.provider, run.today);
-    out.push_back(o.provider->id + ": prices " +
-                  (age ? "dated " + o.provider->prices_as_of + ", " + std::to_string(*age) + " days old (over --stale-after " +
+void stale_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run, std::vector<std::string>& out) {
+  for (const Provider* p : sheets) {
+    if (!prices_stale(*p, run)) continue;
+    const auto age = prices_age_days(*p, run.today);
+    out.push_back(p->id + ": prices " +
+                  (age ? "dated " + p->prices_as_of + ", " + std::to_string(*age) + " days old (over --stale-after " +
                              std::to_string(run.stale_after_days) + ")"
-                       : "carry no date (" + o.provider->prices_as_of + ")") +
+                       : "carry no date (" + p->prices_as_of + ")") +
                   "; check them before deciding");
   }
 }
 
-void mixed_tax_warning(const std::vector<PricedOffer>& offers, const RunSettings& run, std::vector<std::string>& out) {
+void mixed_tax_warning(const std::vector<const Provider*>& sheets, const RunSettings& run, std::vector<std::string>& out) {
   const RunInputs& b = run.spec.bill;
   if (b.tax_basis == TaxBasis::exclusive || b.input_tax_credit || b.tax_rate) return;
-  std::vector<std::string> without;
-  bool some_with = false;
-  for (const auto& o : offers) {
-    if (tax_included(*o.provider, run)) some_with = true;
-    else if (std::find(without.begin(), without.end(), o.provider->id) == without.end()) without.push_back(o.provider->id);
-  }
-  if (!some_with || without.empty()) return;
   std::string names;
-  for (const auto& n : without) names += (names.empty() ? "" : ", ") + n;
+  bool some_with = false;
+  for (const Provider* p : sheets) {
+    if (tax_included(*p, run)) some_with = true;
+    else names += (names.empty() ? "" : ", ") + p->id;
+  }
+  if (!some_with || names.empty()) return;
   out.push_back("totals mix bases: " + names + " state no tax rate, so their totals exclude tax; give --tax RATE or "
                 "--tax-basis exclusive to compare on one basis");
 }
 
 }  // namespace
 
-std::vector<std::string> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run) {
+std::vector<std::string> price_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run) {
+  std::vector<const Provider*> unique;
+  for (const Provider* p : sheets)
+    if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(p);
   std::vector<std::string> out;
-  stale_warnings(offers, run, out);
-  mixed_tax_warning(offers, run, out);
+  stale_warnings(unique, run, out);
+  mixed_tax_warning(unique, run, out);
   return out;
+}
+
+std::vector<std::string> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run) {
+  std::vector<const Provider*> sheets;
+  sheets.reserve(offers.size());
+  for (const auto& o : offers) sheets.push_back(o.provider);
+  return price_warnings(sheets, run);
 }
 
 }  // namespace gpuplan

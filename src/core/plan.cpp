@@ -14,6 +14,7 @@ namespace {
 bool valid_variant(const Workload& w) {
   if (w.method == Method::qlora && w.precision == Precision::fp32) return false;
   if (w.sharding != Sharding::ddp && w.gpus == 1) return false;
+  if (w.pure_bf16 && w.precision != Precision::bf16) return false;  // pure bf16 is a bf16 setting
   return true;
 }
 
@@ -76,12 +77,21 @@ void record(Search& s, const Candidate& c) {
   update_best(r.best, c, obj, s.keep);
 }
 
+// Whole instances of the offer, or (with counts the user fixed) the instances that count needs,
+// as estimate rents them; either way an instance count the plan may use.
+bool instance_count_allowed(const PlanSpace& space, int gpus, int offer_gpus) {
+  const int per = std::max(1, offer_gpus);
+  if (space.gpu_counts.empty()) return gpus % per == 0;
+  const int instances = (gpus + per - 1) / per;
+  return std::find(space.nodes.begin(), space.nodes.end(), instances) != space.nodes.end();
+}
+
 // The inner loop: one prepared variant on every offer and pricing, through the engine.
 void score_offers(Search& s, Candidate c, const PreparedJob& job) {
   OfferEvaluation e;
   for (std::size_t k = 0; k < s.in.offers.size(); ++k) {
     const PlanOffer& po = s.in.offers[k];
-    if (c.gpus % std::max(1, po.offer->gpus) != 0) continue;
+    if (!instance_count_allowed(s.space, c.gpus, po.offer->gpus)) continue;
     // A tensor-parallel group talks every layer: keep it inside one instance.
     if (job.workload.tensor_parallel > std::max(1, po.offer->gpus)) continue;
     if (job.per_gpu_bytes > static_cast<double>(po.gpu->usable_bytes())) continue;
@@ -115,7 +125,7 @@ void search_variant(Search& s, Candidate c) {
   if (is_lora(w.method) && w.optimizer != s.space.optimizers.front()) return;
   if (parallel_layout_problem(s.in.model, w)) return;
   // Keep the global batch: micro-batch x accumulation x data-parallel replicas.
-  c.grad_accum = 1;
+  c.grad_accum = std::max(1, s.in.grad_accum);
   if (s.in.global_batch > 0) {
     const std::int64_t per_step = c.micro_batch * data_parallel(w);
     if (per_step > s.in.global_batch || s.in.global_batch % per_step != 0) return;
@@ -141,8 +151,10 @@ void init_search(Search& s) {
   s.run.tokens = s.in.tokens;
   s.run.steps.reset();
   s.run.gpus_fixed = true;
-  for (const auto& o : s.in.offers)
-    for (int n : s.space.nodes) s.counts.push_back(std::max(1, o.offer->gpus) * n);
+  if (!s.space.gpu_counts.empty()) s.counts = s.space.gpu_counts;
+  else
+    for (const auto& o : s.in.offers)
+      for (int n : s.space.nodes) s.counts.push_back(std::max(1, o.offer->gpus) * n);
   std::sort(s.counts.begin(), s.counts.end());
   s.counts.erase(std::unique(s.counts.begin(), s.counts.end()), s.counts.end());
   for (const auto& o : s.in.offers) s.largest_memory = std::max(s.largest_memory, static_cast<double>(o.gpu->usable_bytes()));
@@ -162,7 +174,6 @@ Workload candidate_workload(const PlanInputs& in, const PlanSpace& space, const 
   w.gpus = c.gpus;
   w.tensor_parallel = space.tensor_parallel.empty() ? 1 : space.tensor_parallel[c.tensor_parallel];
   w.pipeline_parallel = space.pipeline_parallel.empty() ? 1 : space.pipeline_parallel[c.pipeline_parallel];
-  w.pure_bf16 = false;
   if (w.method == Method::qlora && w.weight_format == WeightFormat::native) w.weight_format = WeightFormat::nf4;
   if (w.method != Method::qlora && w.method != Method::inference) w.weight_format = WeightFormat::native;
   return w;

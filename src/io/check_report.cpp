@@ -74,7 +74,7 @@ nlohmann::json check_json(const CheckReport& r) {
     const ExperimentCheck& c = s.check;
     nlohmann::json e = {{"name", c.name},       {"file", c.where.path}, {"owner", c.owner},   {"team", c.team},
                         {"priced", c.priced},   {"cost", c.cost},       {"offer", c.offer},   {"gpu_hours", c.gpu_hours},
-                        {"wall_seconds", c.wall_seconds}, {"per_gpu_bytes", static_cast<std::int64_t>(s.per_gpu_bytes)}, {"model", s.model}};
+                        {"wall_seconds", c.wall_seconds}, {"per_gpu_bytes", bytes_int(s.per_gpu_bytes)}, {"model", s.model}};
     if (!c.priced) e["why_unpriced"] = c.unpriced_reason;
     e["pipeline"] = s.pipeline ? pipeline_json(*s.pipeline) : nlohmann::json(nullptr);
     j["experiments"].push_back(e);
@@ -146,8 +146,8 @@ nlohmann::json diff_json(const DiffReport& r) {
          {"delta", ca - cb},
          {"wall_seconds_before", opt_json(d.before, d.before ? d.before->check.wall_seconds : 0)},
          {"wall_seconds_after", opt_json(d.after, d.after ? d.after->check.wall_seconds : 0)},
-         {"per_gpu_bytes_before", d.before ? nlohmann::json(static_cast<std::int64_t>(d.before->per_gpu_bytes)) : nlohmann::json()},
-         {"per_gpu_bytes_after", d.after ? nlohmann::json(static_cast<std::int64_t>(d.after->per_gpu_bytes)) : nlohmann::json()}});
+         {"per_gpu_bytes_before", d.before ? nlohmann::json(bytes_int(d.before->per_gpu_bytes)) : nlohmann::json()},
+         {"per_gpu_bytes_after", d.after ? nlohmann::json(bytes_int(d.after->per_gpu_bytes)) : nlohmann::json()}});
   }
   const auto [total_before, total_after] = totals(r);
   j["total_before"] = total_before;
@@ -171,7 +171,7 @@ Table diff_table(const DiffReport& r) {
                       b ? num(b->check.wall_seconds / 3600, 1) : "-", a ? num(a->check.wall_seconds / 3600, 1) : "-",
                       a ? num(a->per_gpu_bytes / kGiB, 1) : "-"});
     t.csv_rows.push_back({d.name, change, b ? raw(cb) : "", a ? raw(ca) : "", raw(ca - cb), b ? raw(b->check.wall_seconds) : "",
-                          a ? raw(a->check.wall_seconds) : "", a ? raw(a->per_gpu_bytes) : ""});
+                          a ? raw(a->check.wall_seconds) : "", a ? std::to_string(bytes_int(a->per_gpu_bytes)) : ""});
   }
   const auto [total_before, total_after] = totals(r);
   t.rows.push_back({"total", "", num(total_before, 2), num(total_after, 2), signed_num(total_after - total_before), "", "", ""});

@@ -11,7 +11,6 @@
 namespace gpuplan::io {
 namespace {
 
-std::int64_t bytes_int(double b) { return static_cast<std::int64_t>(std::llround(b)); }
 
 const char* component_label(MemComponent c) {
   switch (c) {

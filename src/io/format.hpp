@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,9 @@ inline std::string opt_num(const std::optional<double>& v, int decimals = 2) { r
 // Raw value for CSV/JSON-like output: shortest round-trip form.
 inline std::string raw(double v) { return fmt::format("{}", v); }
 inline std::string raw(const std::optional<double>& v) { return v ? raw(*v) : ""; }
+
+// A byte count as JSON and CSV carry it: the nearest whole byte, the same in every command.
+inline std::int64_t bytes_int(double b) { return static_cast<std::int64_t>(std::llround(b)); }
 
 // Money with precision that suits its size: 1234, 12.34, 0.1234.
 inline std::string money(double v) { return v >= 100 ? num(v, 0) : v >= 1 ? num(v, 2) : num(v, 4); }

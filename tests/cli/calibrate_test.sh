@@ -35,7 +35,7 @@ has out '"basis": "profile ' "error bars from the profile"
 expect 0 "estimate without a profile" -- "$G" estimate --model llama-3.1-8b --method pretrain --gpu h100-sxm --tokens 1B --format json
 has out '"basis": "shipped measured cases' "default error bars from the shipped cases"
 has out '"likely_range_bytes"' "memory range"
-expect 0 "estimate table" -- "$G" estimate --model llama-3.1-8b --method lora --gpu rtx-4090
+expect 1 "estimate table" -- "$G" estimate --model llama-3.1-8b --method lora --gpu rtx-4090
 has out "measured cases within -?[0-9.]+%\.\.\+[0-9.]+%" "the error bar line"
 
 # The profile's decode efficiency reaches serve.
@@ -51,7 +51,7 @@ memory:
   cuda_context_bytes: 4294967296
   fragmentation: 0.5
 YAML
-expect 0 "estimate with a memory profile" -- "$G" estimate --model llama-3.1-8b --method lora --gpu rtx-4090 --format json --profile "$TMP/mem.yaml"
+expect 1 "estimate with a memory profile" -- "$G" estimate --model llama-3.1-8b --method lora --gpu rtx-4090 --format json --profile "$TMP/mem.yaml"
 has out '"overhead": 4294967296' "the context from the profile"
 mkdir -p "$TMP/exp"
 SPEC='model: llama-3.1-8b\nmethod: pretrain\ntokens: 100M\ngpu: h100-sxm\ngpus: 8\nsharding: fsdp\ncheckpointing: full\n'

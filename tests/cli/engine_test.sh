@@ -68,7 +68,7 @@ expect 0 "plan defaults to on-demand" -- "$G" plan --model llama-3.1-8b --tokens
 same "plan default pricing" "on-demand" "$(jget out "d['plan']['pricing']")"
 
 # Say what happened: a job that does not fit is "does not fit", an unsupported precision is exit 2.
-expect 0 "does not fit on h100" -- "$G" estimate --model llama-3.1-70b --method full --gpu h100-sxm --gpus 1
+expect 1 "does not fit on h100" -- "$G" estimate --model llama-3.1-70b --method full --gpu h100-sxm --gpus 1
 has out 'no offer can run this job: does not fit: needs [0-9]+ GiB per GPU' "does not fit, not 'no offer'"
 lacks out 'no offer in the loaded sheets' "h100 offers exist"
 expect 2 "fp8 on an A100" -- "$G" estimate --model llama-3.1-8b --method lora --precision fp8 --gpu a100-80gb-sxm

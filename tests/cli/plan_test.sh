@@ -53,4 +53,22 @@ expect 2 "bad objective" -- "$G" plan "${JOB[@]}" --objective cheap
 expect 2 "out without emit" -- "$G" plan "${JOB[@]}" --out "$TMP/x"
 if [[ ! -e "$TMP/x" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --out written without --emit"; fi
 
+# One job, one settings table: a single value on the command line narrows the search to it,
+# and a setting plan does not search is kept in every candidate (issue: plan dropped them).
+expect 1 "eager attention without recompute does not fit a 4090, as estimate says" -- "$G" plan --model llama-3.1-8b --method qlora \
+  --gpu rtx-4090 --seq-len 4096 --attention eager --checkpointing none --tokens 100M --format json
+expect 0 "eager attention is kept" -- "$G" plan --model llama-3.1-8b --method qlora --gpu rtx-4090 --seq-len 4096 --attention eager \
+  --tokens 100M --format json
+has out '"attention": "eager"' "the plan says eager"
+expect 0 "--gpus and --grad-accum are kept" -- "$G" plan --model llama-3.2-1b --tokens 100M --provider runpod --gpus 2 --grad-accum 8 --format json
+has out '"gpus": 2,' "two GPUs"
+has out '"grad_accum": 8,' "accumulation 8"
+expect 0 "--nodes narrows the instances" -- "$G" plan --model llama-3.2-1b --tokens 100M --provider runpod --gpus 2 --nodes 2 --format json
+has out '"offer": "rtx-4090-x1"|"offer": "[a-z0-9-]*-x1"' "two one-GPU instances"
+expect 2 "--grad-accum and --global-batch together" -- "$G" plan --model llama-3.2-1b --tokens 100M --grad-accum 2 --global-batch 64
+has err "give --grad-accum or --global-batch, not both" "says which"
+expect 2 "plan has no KV cache to size" -- "$G" plan --model llama-3.2-1b --tokens 100M --kv-cache-dtype fp8
+expect 2 "demand takes no profile" -- "$G" demand "$(dirname "${BASH_SOURCE[0]}")/../fixtures/jobs.csv" --profile "$(dirname "${BASH_SOURCE[0]}")/../fixtures/jobs.csv"
+has err "unknown option '--profile'" "named"
+
 finish
