@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+"""Every command x every flag it registers: no flag is accepted and silently ignored.
+
+For each (command, flag) the test runs the command twice on the same inputs, once as is and
+once with the flag given a value that must matter, and requires the JSON output to differ (or,
+for the few flags that only shape how a table looks, that the flag is named in DISPLAY_ONLY).
+The list of commands and flags comes from the binary itself (`gpuplan flags`), so a new flag
+without a row here fails the test: write the row, or do not register the flag.
+
+Usage: flag_walk_test.py GPUPLAN REPO_ROOT [COMMAND ...]
+"""
+import concurrent.futures
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+GP, ROOT = sys.argv[1], sys.argv[2]
+ONLY = set(sys.argv[3:])
+FIX = os.path.join(ROOT, "tests", "fixtures")
+EX = os.path.join(ROOT, "examples", "ci")
+TMP = tempfile.mkdtemp(prefix="flagwalk.")
+ST = os.path.join(TMP, "model.safetensors")
+PROFILE = os.path.join(TMP, "profile.yaml")
+LEDGER = os.path.join(TMP, "spend.jsonl")
+TEAM = os.path.join(TMP, "team_catalog.yaml")      # a team's own catalog: cheap offers, a model, rates
+MY_SHEET = os.path.join(TMP, "my_sheet.yaml")
+MY_RUNS = os.path.join(TMP, "my_runs.jsonl")      # measured runs, one on a GPU only the team catalog has     # a sheet naming a GPU only the team catalog has
+TEAM_YAML = """gpus:
+  - {id: my-card, name: My Card, vendor: nvidia, architecture: ada, form: workstation, memory_gib: 48,
+     memory_bandwidth_gbps: 960, tflops: {fp32: 91.1, bf16: 181.0}, tdp_watts: 300,
+     interconnect: {kind: pcie4, bandwidth_gbps: 32}, ecc: true}
+models:
+  - {id: tiny-llama, name: Tiny Llama, family: llama, layers: 4, hidden_size: 512, intermediate_size: 1408,
+     attention_heads: 8, kv_heads: 8, head_dim: 64, vocab_size: 32000, mlp: gated, norm: rmsnorm, max_context: 4096,
+     tied_embeddings: false, params: 45617664}
+fx: {as_of: 2026-12-01, base: USD, rates: {INR: 10.0}}
+providers:
+  - id: cheap-cloud
+    name: Cheap Cloud
+    currency: USD
+    prices_as_of: 2026-12-01
+    source: the flag-walk test
+    billing_increment_seconds: 60
+    offers:
+""" + "".join(f"      - {{id: {g}-x1, gpu: {g}, gpus: 1, region: us, on_demand_per_gpu_hour: 0.01, spot_per_gpu_hour: 0.005}}\n"
+              for g in ("rtx-4090", "l4", "a100-80gb-sxm", "h100-sxm", "l40s"))
+
+
+# Flags that change how a table looks or where output goes, never what is computed.
+DISPLAY_ONLY = {"--help", "--format", "--wide", "--no-color", "--quiet", "--out", "--html"}
+# (command, flag) pairs that only add or cut table rows: the JSON always carries every row.
+DISPLAY_ONLY_IN = {("compare", "--explain"), ("serve", "--explain"), ("demand", "--top")}
+
+M8 = ["--model", "llama-3.1-8b"]
+M1 = ["--model", "llama-3.2-1b"]
+TRAIN = M1 + ["--method", "lora", "--tokens", "100M"]
+BASE = {
+    "estimate": TRAIN + ["--gpu", "h100-sxm"],
+    "compare": TRAIN + ["--provider", "runpod"],
+    "plan": M1 + ["--tokens", "100M", "--provider", "runpod", "--methods", "lora,qlora"],
+    "serve": M8 + ["--requests-per-second", "5", "--prompt-tokens", "512", "--output-tokens", "256", "--provider", "runpod"],
+    "buy-vs-rent": ["--gpu", "rtx-4090", "--gpu-hours-per-month", "300"],
+    "demand": [os.path.join(FIX, "jobs.csv")],
+    "replay": [os.path.join(FIX, "jobs.csv"), "--gpu", "a100-80gb-sxm", "--owned", "0,2"],
+    "advise": ["--gpu", "rtx-4090", "--gpu-hours-per-week", "60"],
+    "check": [os.path.join(EX, "passing", "experiments"), "--date", "2026-06-15"],
+    "diff": [os.path.join(EX, "passing", "experiments"), os.path.join(EX, "failing", "experiments")],
+    "report": ["--ledger", LEDGER, "--date", "2026-06-15"],
+    "gpus list": [],
+    "gpus show": ["rtx-4090"],
+    "models list": [],
+    "models show": ["llama-3.1-8b"],
+    "providers list": [],
+    "providers show": ["runpod"],
+    "catalog validate": [os.path.join(FIX, "good_catalog.yaml")],
+    "calibrate": [os.path.join(ROOT, "data", "measured", "throughput.jsonl"), "--partial"],
+    "ledger report": ["--ledger", LEDGER],
+    "ledger export": ["-", "--ledger", LEDGER],
+}
+
+
+def row(set_, ctx=(), drop=(), drop_with=(), base_refused=False):
+    """A mutation. Without it: the base, less `drop`, plus `ctx`. With it: the same less
+    `drop_with`, with `set_` added (a flag in `set_` replaces the same flag there). With
+    `base_refused`, the run without it may be refused (exit 2): the flag is what makes it valid."""
+    return {"set": list(set_), "ctx": list(ctx), "drop": list(drop), "drop_with": list(drop_with), "base_refused": base_refused}
+
+
+R = row
+HF = os.path.join(FIX, "hf", "gemma-3-1b", "config.json")
+
+
+def make_inputs():
+    """A Llama-shaped safetensors header (2 layers), a fitted profile, and a small ledger."""
+    h, f, v, layers = 256, 688, 1000, 2
+    shapes = {"model.embed_tokens.weight": [v, h], "model.norm.weight": [h], "lm_head.weight": [v, h]}
+    for i in range(layers):
+        pre = f"model.layers.{i}."
+        shapes.update({pre + "self_attn.q_proj.weight": [h, h], pre + "self_attn.k_proj.weight": [h // 4, h],
+                       pre + "self_attn.v_proj.weight": [h // 4, h], pre + "self_attn.o_proj.weight": [h, h],
+                       pre + "mlp.gate_proj.weight": [f, h], pre + "mlp.up_proj.weight": [f, h],
+                       pre + "mlp.down_proj.weight": [h, f], pre + "input_layernorm.weight": [h],
+                       pre + "post_attention_layernorm.weight": [h]})
+    header, offset = {}, 0
+    for name, shape in shapes.items():
+        size = 2
+        for d in shape:
+            size *= d
+        header[name] = {"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    blob = json.dumps(header).encode()
+    with open(ST, "wb") as out:
+        out.write(struct.pack("<Q", len(blob)) + blob)
+        out.truncate(8 + len(blob) + offset)
+    with open(TEAM, "w") as out:
+        out.write(TEAM_YAML)
+    with open(MY_SHEET, "w") as out:
+        out.write("providers:\n  - {id: mine, name: Mine, currency: USD, prices_as_of: 2026-12-01, source: test,\n     billing_increment_seconds: 60,\n"
+                  "     offers: [{id: a, gpu: my-card, gpus: 1, region: us, on_demand_per_gpu_hour: 1}]}\n")
+    runs = os.path.join(ROOT, "data", "measured", "throughput.jsonl")
+    with open(runs) as src, open(MY_RUNS, "w") as out:
+        for i, line in enumerate(src):
+            rec = json.loads(line)
+            if i == 0:
+                rec["gpu"] = "my-card"
+            out.write(json.dumps(rec) + "\n")
+    subprocess.run([GP, "calibrate", runs, "--partial", "--out", PROFILE], capture_output=True, check=True)
+    for cost, exp, day in (("120", "llama8b-lora", "2026-06-02"), ("40", "qwen-sft", "2026-06-09"), ("75", "llama8b-lora", "2026-05-20")):
+        subprocess.run([GP, "ledger", "add", "--ledger", LEDGER, "--experiment", exp, "--cost", cost, "--gpu-hours", "10",
+                        "--date", day, "--team", "nlp", "--tokens", "50M"], capture_output=True, check=True)
+SPOT = ["--pricing", "spot"]
+NO_FIT = ["--gpu", "h100-sxm"]
+# One row per flag, for every command that registers it; COMMAND_ROWS below overrides.
+ROWS = {
+    "--model": R(["--model", "qwen2.5-0.5b"]),
+    "--model-config": R(["--model-config", HF], drop_with=["--model"]),
+    "--safetensors": R(["--safetensors", ST], drop_with=["--model"]),
+    "--params": R(["--params", "3B"], drop_with=["--model"]),
+    "--method": R(["--method", "full"]),
+    "--precision": R(["--precision", "fp32"], ctx=["--method", "full"], drop=["--method"]),
+    "--pure-bf16": R(["--pure-bf16"], ctx=["--method", "full"], drop=["--method"]),
+    "--quant": R(["--quant", "int8"], ctx=["--method", "qlora"], drop=["--method"]),
+    "--double-quant": R(["--double-quant"], ctx=["--method", "qlora"], drop=["--method"]),
+    "--optimizer": R(["--optimizer", "sgd"], ctx=["--method", "full"], drop=["--method"]),
+    "--optimizer-in-backward": R(["--optimizer-in-backward"], ctx=["--method", "full"], drop=["--method"]),
+    "--autocast": R(["--autocast"], ctx=["--method", "full"], drop=["--method"]),
+    "--dropout": R(["--dropout"]),
+    "--lora-rank": R(["--lora-rank", "128"]),
+    "--lora-targets": R(["--lora-targets", "q,v"]),
+    "--lora-dropout": R(["--lora-dropout"]),
+    "--train-embeddings": R(["--train-embeddings"]),
+    "--trainable-layers": R(["--trainable-layers", "8"], ctx=["--method", "freeze", "--trainable-layers", "4"], drop=["--method"]),
+    "--micro-batch": R(["--micro-batch", "4"]),
+    "--seq-len": R(["--seq-len", "4096"]),
+    "--allow-long-context": R(["--allow-long-context", "--seq-len", "200000"]),
+    "--attention": R(["--attention", "eager"]),
+    "--checkpointing": R(["--checkpointing", "full"]),
+    "--loss": R(["--loss", "chunked"]),
+    "--kv-cache-dtype": R(["--kv-cache-dtype", "fp8"], ctx=["--method", "inference", "--micro-batch", "16"], drop=["--method"]),
+    "--overhead": R(["--overhead", "3GiB"]),
+    "--fragmentation": R(["--fragmentation", "30%"]),
+    "--gpus": R(["--gpus", "2"]),
+    "--sharding": R(["--sharding", "zero3"], ctx=["--gpus", "2"]),
+    "--offload": R(["--offload", "optimizer"], ctx=["--gpus", "2", "--sharding", "zero3"]),
+    "--tensor-parallel": R(["--tensor-parallel", "2"], ctx=["--gpus", "2"]),
+    "--pipeline-parallel": R(["--pipeline-parallel", "2"], ctx=["--gpus", "2"]),
+    "--virtual-pipeline": R(["--virtual-pipeline", "2"], ctx=["--gpus", "2", "--pipeline-parallel", "2", "--micro-batch", "4"]),
+    "--context-parallel": R(["--context-parallel", "2"], ctx=["--gpus", "2"]),
+    "--sequence-parallel": R(["--sequence-parallel"], ctx=["--gpus", "2", "--tensor-parallel", "2"]),
+    "--expert-parallel": R(["--expert-parallel", "2"], ctx=["--model", "mixtral-8x7b", "--gpus", "2"], drop=["--model"]),
+    "--tokens": R(["--tokens", "300M"]),
+    "--dataset-tokens": R(["--dataset-tokens", "50M", "--epochs", "3"], drop_with=["--tokens"]),
+    "--epochs": R(["--epochs", "3"], ctx=["--dataset-tokens", "50M"], drop=["--tokens"]),
+    "--steps": R(["--steps", "500"], drop_with=["--tokens"]),
+    "--nodes": R(["--nodes", "2"], ctx=["--gpus", "2"]),
+    "--grad-accum": R(["--grad-accum", "8"]),
+    "--packing": R(["--packing", "off"], ctx=["--mean-sample-tokens", "500"]),
+    "--mean-sample-tokens": R(["--mean-sample-tokens", "300"], ctx=["--packing", "off", "--mean-sample-tokens", "1000"]),
+    "--mfu": R(["--mfu", "20%"]),
+    "--pricing": R(["--pricing", "spot"], ctx=["--gpu", "h100-sxm", "--provider", "aws"], drop=["--gpu", "--provider"]),
+    "--tax": R(["--tax", "18%"]),
+    "--stale-after": R(["--stale-after", "1"]),
+    "--tax-basis": R(["--tax-basis", "exclusive"], ctx=["--tax", "18%"]),
+    "--input-tax-credit": R(["--input-tax-credit"], ctx=["--provider", "e2e", "--gpu", "a100-80gb-pcie"], drop=["--provider", "--gpu"]),
+    "--currency": R(["--currency", "INR"]),
+    "--fx": R(["--fx", "USD:INR=100"], ctx=["--currency", "INR"]),
+    "--deadline": R(["--deadline", "1h"]),
+    "--budget": R(["--budget", "1"]),
+    "--preemptions-per-hour": R(["--preemptions-per-hour", "0.5"], ctx=SPOT + ["--gpu", "h100-sxm", "--provider", "runpod", "--tokens", "5B"], drop=["--gpu", "--provider", "--tokens"]),
+    "--checkpoint-every": R(["--checkpoint-every", "5m"], ctx=SPOT + ["--gpu", "h100-sxm", "--provider", "runpod", "--preemptions-per-hour", "0.2", "--tokens", "5B"], drop=["--gpu", "--provider", "--tokens"]),
+    "--checkpoint-write-speed": R(["--checkpoint-write-speed", "10MB"], ctx=SPOT + ["--gpu", "h100-sxm", "--provider", "runpod", "--preemptions-per-hour", "0.2", "--tokens", "5B"], drop=["--gpu", "--provider"]),
+    "--restart-time": R(["--restart-time", "1h"], ctx=SPOT + ["--gpu", "h100-sxm", "--provider", "runpod", "--preemptions-per-hour", "0.2", "--tokens", "5B"], drop=["--gpu", "--provider"]),
+    "--max-restarts": R(["--max-restarts", "0"], ctx=SPOT + ["--gpu", "h100-sxm", "--provider", "runpod", "--preemptions-per-hour", "0.2", "--tokens", "5B"], drop=["--gpu", "--provider", "--tokens"]),
+    "--keep-checkpoints": R(["--keep-checkpoints", "5"], ctx=["--provider", "aws", "--gpu", "h100-sxm"], drop=["--provider", "--gpu"]),
+    "--idle": R(["--idle", "20%"]),
+    "--startup": R(["--startup", "2h"]),
+    "--dataset-size": R(["--dataset-size", "500GB"], ctx=["--provider", "aws", "--gpu", "h100-sxm"], drop=["--provider", "--gpu"]),
+    "--storage-bandwidth": R(["--storage-bandwidth", "1MB"]),
+    "--cpu-cores": R(["--cpu-cores", "1"]),
+    "--pretokenized": R(["--pretokenized"]),
+    "--tokenize-rate": R(["--tokenize-rate", "10"], ctx=["--cpu-cores", "1"]),
+    "--no-egress": R(["--no-egress"], ctx=["--provider", "aws", "--gpu", "h100-sxm", "--dataset-size", "500GB"], drop=["--provider", "--gpu"]),
+    "--provider": R(["--provider", "lambda"]),
+    "--gpu": R(["--gpu", "a100-80gb-sxm"]),
+    "--region": R(["--region", "india"], drop_with=["--provider"]),
+    "--country": R(["--country", "IN"], drop_with=["--provider"]),
+    "--offer": R(["--offer", "runpod/h100-sxm-x1"]),
+    "--max-gpus": R(["--max-gpus", "1"], drop_with=["--provider"]),
+    "--catalog": R(["--catalog", TEAM], drop_with=["--provider"]),
+    "--profile": R(["--profile", PROFILE]),
+    "--top": R(["--top", "1"]),
+    "--sort": R(["--sort", "time"]),
+    "--sheet": R(["--sheet", os.path.join(FIX, "skypilot", "lambda_vms.csv")], drop_with=["--provider"]),
+    "--explain": R(["--explain"]),
+}
+# The owner's side of buy-vs-rent, replay and advise: one row each, for all three.
+TCO_ROWS = {
+    "--count": R(["--count", "8"]),
+    "--gpu-hours-per-month": R(["--gpu-hours-per-month", "600"], drop=["--gpu-hours-per-month", "--gpu-hours-per-week"]),
+    "--gpu-hours-per-week": R(["--gpu-hours-per-week", "150"], drop=["--gpu-hours-per-month", "--gpu-hours-per-week"]),
+    "--utilization": R(["--utilization", "90%"], drop=["--gpu-hours-per-month"]),
+    "--demand": R(["--demand", os.path.join(FIX, "jobs.csv")], drop=["--gpu-hours-per-month", "--gpu-hours-per-week"]),
+    "--uncertainty": R(["--uncertainty", "40%"]),
+    "--offer": R(["--offer", "runpod/rtx-4090-x1"]),
+    "--pricing": R(["--pricing", "reserved-1y"], ctx=["--gpu", "h100-sxm"], drop=["--gpu"]),
+    "--horizon": R(["--horizon", "1y"]),
+    "--gpu-price": R(["--gpu-price", "5000"]),
+    "--rest-of-machine": R(["--rest-of-machine", "20000"]),
+    "--gpus-per-build": R(["--gpus-per-build", "1"]),
+    "--power-price": R(["--power-price", "0.90/kWh"]),
+    "--load-factor": R(["--load-factor", "2.0"]),
+    "--idle-power": R(["--idle-power", "60%"]),
+    "--pue": R(["--pue", "2.0"]),
+    "--maintenance": R(["--maintenance", "30%"]),
+    "--failure-rate": R(["--failure-rate", "30%"]),
+    "--colo": R(["--colo", "900/kW"]),
+    "--ops-hours-per-month": R(["--ops-hours-per-month", "40"]),
+    "--engineer-rate": R(["--engineer-rate", "300/h"], ctx=["--ops-hours-per-month", "10"]),
+    "--resale": R(["--resale", "10%"]),
+    "--financing": R(["--financing", "20%"]),
+    "--tax": R(["--tax", "30%"]),
+    "--tax-basis": R(["--tax-basis", "exclusive"], ctx=["--buyer-country", "IN"]),
+    "--input-tax-credit": R(["--input-tax-credit"], ctx=["--buyer-country", "IN"]),
+    "--buyer-country": R(["--buyer-country", "IN"]),
+    "--country": R(["--country", "IN"]),
+    "--region": R(["--region", "india"]),
+    "--provider": R(["--provider", "lambda"], ctx=["--gpu", "h100-sxm"], drop=["--gpu"]),
+    "--purchase": R(["--purchase", "incl-gst"], ctx=["--buyer-country", "IN"]),
+    "--hs-code": R(["--hs-code", "8471"], ctx=["--buyer-country", "IN", "--purchase", "import"]),
+    "--customs-duty": R(["--customs-duty", "30%"], ctx=["--buyer-country", "IN", "--purchase", "import"]),
+    "--currency": R(["--currency", "INR"]),
+    "--fx": R(["--fx", "USD:INR=100"], ctx=["--currency", "INR"]),
+    "--preemptions-per-hour": R(["--preemptions-per-hour", "1"], ctx=["--pricing", "spot", "--gpu", "h100-sxm"], drop=["--gpu"]),
+    "--checkpoint-time": R(["--checkpoint-time", "20m"], ctx=["--pricing", "spot", "--gpu", "h100-sxm"], drop=["--gpu"]),
+    "--restart-time": R(["--restart-time", "2h"], ctx=["--pricing", "spot", "--gpu", "h100-sxm"], drop=["--gpu"]),
+    "--gpu": R(["--gpu", "a100-80gb-sxm"], drop=["--gpu"]),
+    "--catalog": R(["--catalog", TEAM]),
+}
+SPECS = os.path.join(EX, "passing", "experiments")
+COMMAND_ROWS = {}
+for cmd in ("buy-vs-rent", "replay", "advise"):
+    for flag, r in TCO_ROWS.items():
+        COMMAND_ROWS[(cmd, flag)] = r
+SERVE_ROWS = {
+    "--route": R(["--route", "small=llama-3.2-1b:70%,large=llama-3.1-8b"], drop_with=["--model"]),
+    "--requests-per-second": R(["--requests-per-second", "50"]),
+    "--requests-per-day": R(["--requests-per-day", "20000"], drop_with=["--requests-per-second"]),
+    "--peak-factor": R(["--peak-factor", "4"]),
+    "--prompt-tokens": R(["--prompt-tokens", "4000"]),
+    "--output-tokens": R(["--output-tokens", "1000"]),
+    "--max-output-tokens": R(["--max-output-tokens", "4000"], ctx=["--batching", "static"]),
+    "--shared-prefix-tokens": R(["--shared-prefix-tokens", "400"]),
+    "--ttft-p95": R(["--ttft-p95", "100ms"]),
+    "--tpot": R(["--tpot", "20ms"]),
+    "--batching": R(["--batching", "static"]),
+    "--memory-utilization": R(drop=["--requests-per-second"], set_=["--memory-utilization", "50%"], ctx=["--requests-per-second", "50"]),
+    "--max-batch": R(drop=["--requests-per-second"], set_=["--max-batch", "4"], ctx=["--requests-per-second", "50"]),
+    "--max-batched-tokens": R(["--max-batched-tokens", "100000"]),
+    "--bandwidth-efficiency": R(["--bandwidth-efficiency", "30%"]),
+    "--compute-utilization": R(["--compute-utilization", "20%"]),
+    "--step-overhead": R(["--step-overhead", "20ms"]),
+    "--max-utilization": R(drop=["--requests-per-second"], set_=["--max-utilization", "30%"], ctx=["--requests-per-second", "50"]),
+    "--autoscale": R(["--autoscale"], ctx=["--peak-factor", "4"]),
+    "--min-replicas": R(["--min-replicas", "3"], ctx=["--autoscale"]),
+    "--scale-to-zero": R(["--scale-to-zero"], ctx=["--requests-per-second", "0.01"], drop=["--requests-per-second"]),
+    "--keep-warm": R(["--keep-warm", "1h"], ctx=["--scale-to-zero", "--requests-per-second", "0.01"], drop=["--requests-per-second"]),
+    "--cold-start": R(["--cold-start", "5m"], ctx=["--scale-to-zero", "--requests-per-second", "0.01"], drop=["--requests-per-second"]),
+    "--cpu-memory": R(["--cpu-memory", "768GB"], ctx=["--cpu-memory-bandwidth", "460GB", "--cpu-tflops", "50", "--cpu-price-per-hour", "3.5", "--cpu-memory", "384GB", "--top", "20"]),
+    "--cpu-memory-bandwidth": R(["--cpu-memory-bandwidth", "900GB"], ctx=["--cpu-memory", "384GB", "--cpu-tflops", "50", "--cpu-price-per-hour", "3.5", "--cpu-memory-bandwidth", "460GB", "--top", "20"]),
+    "--cpu-tflops": R(["--cpu-tflops", "5"], ctx=["--cpu-memory", "384GB", "--cpu-memory-bandwidth", "460GB", "--cpu-price-per-hour", "3.5", "--cpu-tflops", "50", "--top", "20"]),
+    "--cpu-price-per-hour": R(["--cpu-price-per-hour", "0.5"], ctx=["--cpu-memory", "384GB", "--cpu-memory-bandwidth", "460GB", "--cpu-tflops", "50", "--cpu-price-per-hour", "3.5", "--top", "20"]),
+    "--explain": R(["--explain"], ctx=["--model", "llama-3.1-70b"], drop=["--model"]),
+}
+for flag, r in SERVE_ROWS.items():
+    COMMAND_ROWS[("serve", flag)] = r
+COMMAND_ROWS.update({
+    ("serve", "--precision"): R(["--precision", "fp32"]),
+    ("serve", "--quant"): R(["--quant", "int4-awq"]),
+    ("serve", "--kv-cache-dtype"): R(["--kv-cache-dtype", "fp8"]),
+    ("serve", "--tensor-parallel"): R(["--tensor-parallel", "2"]),
+    ("serve", "--overhead"): R(["--overhead", "6GiB"]),
+    ("serve", "--top"): R(["--top", "1"]),
+    ("serve", "--max-gpus"): R(["--max-gpus", "1"], drop=["--provider"]),
+    ("serve", "--startup"): R(["--startup", "2h"], ctx=["--scale-to-zero"]),
+    ("demand", "--baseline-percentile"): R(["--baseline-percentile", "90%"]),
+    ("demand", "--top"): R(["--top", "1"]),
+    ("check", "--policy"): R(["--policy", os.path.join(EX, "failing", "budget.yaml")]),
+    ("check", "--ledger"): R(["--ledger", LEDGER], ctx=["--policy", os.path.join(EX, "passing", "budget.yaml")]),
+    ("check", "--date"): R(["--date", "2027-01-15"], ctx=["--policy", os.path.join(EX, "passing", "budget.yaml"), "--ledger", os.path.join(EX, "passing", "ledger.jsonl")], drop=["--date"]),
+    ("check", "--currency"): R(["--currency", "INR"]),
+    ("diff", "--currency"): R(["--currency", "INR"]),
+    ("report", "--ledger"): R(["--ledger", os.path.join(EX, "failing", "ledger.jsonl")]),
+    ("report", "--policy"): R(["--policy", os.path.join(EX, "passing", "budget.yaml")]),
+    ("report", "--specs"): R(["--specs", SPECS], ctx=["--policy", os.path.join(EX, "passing", "budget.yaml")]),
+    ("report", "--date"): R(["--date", "2026-05-15"], drop=["--date"]),
+    ("report", "--currency"): R(["--currency", "INR"]),
+    ("plan", "--objective"): R(["--objective", "time"]),
+    ("plan", "--methods"): R(["--methods", "full"]),
+    ("plan", "--precisions"): R(["--precisions", "fp32"], ctx=["--methods", "full"]),
+    ("plan", "--optimizers"): R(["--optimizers", "sgd"], ctx=["--methods", "full"]),
+    ("plan", "--checkpointing-options"): R(["--checkpointing-options", "full"], ctx=["--methods", "full"]),
+    ("plan", "--shardings"): R(["--shardings", "fsdp"], ctx=["--methods", "full", "--gpu", "h100-sxm", "--objective", "time"], drop=["--provider"]),
+    ("plan", "--micro-batches"): R(["--micro-batches", "1"]),
+    ("plan", "--pricings"): R(["--pricings", "spot"]),
+    ("plan", "--tensor-parallels"): R(["--tensor-parallels", "2"], ctx=["--methods", "full", "--gpu", "h100-sxm"], drop=["--provider"]),
+    ("plan", "--pipeline-parallels"): R(["--pipeline-parallels", "2"], ctx=["--methods", "full", "--gpu", "h100-sxm"], drop=["--provider"]),
+    ("plan", "--max-nodes"): R(["--max-nodes", "1"], ctx=["--objective", "time"]),
+    ("plan", "--global-batch"): R(["--global-batch", "64"]),
+    ("plan", "--emit"): R(["--emit", "deepspeed"]),
+    ("plan", "--head-address"): R(["--head-address", "10.0.0.2"], ctx=["--emit", "accelerate", "--gpus", "2", "--nodes", "2", "--head-address", "10.0.0.1"]),
+    ("plan", "--port"): R(["--port", "29999"], ctx=["--emit", "accelerate", "--gpus", "2", "--nodes", "2", "--head-address", "10.0.0.1"]),
+    ("plan", "--node-rank"): R(["--node-rank", "1"], ctx=["--emit", "accelerate", "--gpus", "2", "--nodes", "2", "--head-address", "10.0.0.1"]),
+    ("calibrate", "--partial"): R(["--partial"], drop=["--partial"], base_refused=True),
+    ("calibrate", "--catalog"): R(["--catalog", TEAM], ctx=[MY_RUNS], drop=[os.path.join(ROOT, "data", "measured", "throughput.jsonl")], base_refused=True),
+    ("gpus list", "--catalog"): R(["--catalog", TEAM]),
+    ("models list", "--catalog"): R(["--catalog", TEAM]),
+    ("providers list", "--catalog"): R(["--catalog", TEAM]),
+    ("catalog validate", "--catalog"): R(["--catalog", TEAM], ctx=[MY_SHEET], drop=[os.path.join(FIX, "good_catalog.yaml")], base_refused=True),
+    ("check", "--catalog"): R(["--catalog", TEAM]),
+    ("diff", "--catalog"): R(["--catalog", TEAM]),
+    ("report", "--catalog"): R(["--catalog", TEAM], ctx=["--specs", SPECS]),
+    ("report", "--profile"): R(["--profile", PROFILE], ctx=["--specs", SPECS]),
+    ("gpus show", "--catalog"): R(["my-card", "--catalog", os.path.join(FIX, "good_catalog.yaml")], drop_with=["rtx-4090"], base_refused=True),
+    ("providers show", "--catalog"): R(["my-cloud", "--catalog", os.path.join(FIX, "good_catalog.yaml")], drop_with=["runpod"], base_refused=True),
+    ("models show", "--catalog"): R(["tiny-llama", "--catalog", TEAM], drop_with=["llama-3.1-8b"], base_refused=True),
+    ("ledger report", "--ledger"): R(["--ledger", os.path.join(EX, "passing", "ledger.jsonl")]),
+    ("ledger report", "--by"): R(["--by", "team"]),
+    ("ledger report", "--currency"): R(["--currency", "INR"]),
+    ("ledger report", "--period"): R(["--period", "2026-06"]),
+    ("ledger report", "--catalog"): R(["--catalog", TEAM], ctx=["--currency", "INR"]),
+    ("ledger export", "--ledger"): R(["--ledger", os.path.join(EX, "passing", "ledger.jsonl")]),
+    ("compare", "--explain"): R(["--explain"], ctx=["--model", "llama-3.1-70b"], drop=["--model"]),
+    ("models show", "--model-config"): R(["--model-config", HF], drop_with=["llama-3.1-8b"]),
+    ("models show", "--params"): R(["--params", "3B"], drop_with=["llama-3.1-8b"]),
+    ("models show", "--safetensors"): R(["--safetensors", ST], drop_with=["llama-3.1-8b"]),
+    ("plan", "--sequence-parallel"): R(["--sequence-parallel"], ctx=["--gpus", "8", "--tensor-parallel", "2", "--gpu", "h100-sxm", "--method", "full"], drop=["--provider", "--methods"]),
+})
+
+
+def without_flags(args, flags):
+    args = list(args)
+    for flag in flags:
+        while flag in args:
+            i = args.index(flag)
+            takes_value = i + 1 < len(args) and not args[i + 1].startswith("--")
+            del args[i:i + (2 if takes_value else 1)]
+    return args
+
+
+def expand(cmd, r):
+    if cmd == "plan" and ("--method" in r["ctx"] or "--method" in r["set"]):
+        r = dict(r, drop=r["drop"] + ["--methods"])
+    ctx_flags = [a for a in r["ctx"] if a.startswith("--")]
+    without = without_flags(BASE[cmd], r["drop"] + ctx_flags) + r["ctx"]
+    replaced = [a for a in r["set"] if a.startswith("--")]
+    return without, without_flags(without, r["drop_with"] + replaced) + r["set"]
+
+
+def run(cmd, args):
+    p = subprocess.run([GP] + cmd.split() + args + ["--format", "json"], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(cmd, flag):
+    if flag in DISPLAY_ONLY or (cmd, flag) in DISPLAY_ONLY_IN:
+        return None
+    r = COMMAND_ROWS[(cmd, flag)] if (cmd, flag) in COMMAND_ROWS else ROWS.get(flag)
+    if r is None:
+        return f"{cmd} {flag}: no row in tests/cli/flag_walk_test.py (add one, or do not register the flag)"
+    without, with_ = expand(cmd, r)
+    rc0, out0, err0 = run(cmd, without)
+    rc1, out1, err1 = run(cmd, with_)
+    if rc0 == 2 and not (r["base_refused"] and rc1 != 2):
+        return f"{cmd} {flag}: the base run failed: {' '.join(without)}: {err0.strip()[:300]}"
+    if rc1 == 2:
+        return f"{cmd} {flag}: refused: {' '.join(with_)}: {err1.strip()[:300]}"
+    if rc0 == rc1 and out0 == out1:
+        return f"{cmd} {flag}: silent no-op: the JSON is the same with {' '.join(r['set'])}"
+    return None
+
+
+def main():
+    make_inputs()
+    listing = json.loads(subprocess.run([GP, "flags"], capture_output=True, text=True, check=True).stdout)
+    jobs = []
+    for c in listing:
+        if c["command"] not in BASE or (ONLY and c["command"] not in ONLY):
+            continue
+        for f in c["flags"]:
+            long_names = [n for n in f["names"] if n.startswith("--")]
+            jobs.append((c["command"], long_names[0] if long_names else f["names"][0]))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        results = list(ex.map(lambda j: check(*j), jobs))
+    fails = [r for r in results if r]
+    for r in fails:
+        print("FAIL:", r)
+    print(f"flag walk: {len(jobs) - len(fails)} passed, {len(fails)} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
