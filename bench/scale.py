@@ -12,7 +12,8 @@ Workloads (small / big):
   report   `ledger report --by team` on that SQLite file and on the JSON Lines file
   check    `check --quiet` over spec files (8,000 / 80,000)
 
-Usage: bench/scale.py [--gpuplan build/gpuplan] [--runs 3] [--only compare demand ...] [--small]
+Wall time is spawn to exit; CPU time is user + system from /usr/bin/time, the steadier figure on a
+busy shared machine. Usage: bench/scale.py [--gpuplan build/gpuplan] [--runs 3] [--only compare demand ...] [--small]
   --small  divides every size by 10 (a smoke run; ctest does not run this script)
 Figures, not a test: the README's "Speed" section quotes one run of this script.
 """
@@ -82,20 +83,22 @@ def write_specs(folder, n):
 
 
 def run(argv, prepare=None):
-    """Wall seconds and peak RSS (MiB) of one run under /usr/bin/time; output to /dev/null."""
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one run under
+    /usr/bin/time; output to /dev/null. On a shared machine the CPU time is the steadier figure."""
     if prepare:
         prepare()
     t = time.perf_counter()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S"] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t
     if r.returncode not in (0, 1):
         sys.exit("error: %s exited %d:\n%s" % (" ".join(argv), r.returncode, r.stderr[-2000:]))
-    return wall, float(r.stderr.strip().splitlines()[-1]) / 1024
+    rss, user, system = (float(x) for x in r.stderr.strip().splitlines()[-1].split())
+    return wall, user + system, rss / 1024
 
 
 def measure(argv, runs, prepare=None):
     got = [run(argv, prepare) for _ in range(runs)]
-    return statistics.median(w for w, _ in got), max(m for _, m in got)
+    return statistics.median(w for w, _, _ in got), statistics.median(c for _, c, _ in got), max(m for _, _, m in got)
 
 
 def main():
@@ -117,8 +120,8 @@ def main():
         for size in sizes:
             make(size)
             argv = argv_of(size)
-            med, rss = measure(argv, args.runs, prepare_of(size) if prepare_of else None)
-            rows.append((name, size, med, rss, " ".join(a.replace(tmp, "$TMP") for a in argv)))
+            med, cpu, rss = measure(argv, args.runs, prepare_of(size) if prepare_of else None)
+            rows.append((name, size, med, cpu, rss, " ".join(a.replace(tmp, "$TMP") for a in argv)))
 
     try:
         job = ["--model", "llama-3.1-8b", "--method", "lora", "--tokens", "200M"]
@@ -149,14 +152,16 @@ def main():
                  lambda n: [gp, "check", "%s/specs_%d" % (tmp, n), "--quiet"])
         print("gpuplan at scale: median of %d runs per size; exponent = log(t_big/t_small)/log(size ratio)" % args.runs)
         print("command: %s" % " ".join(["bench/scale.py"] + sys.argv[1:]))
-        print("%-14s %10s %10s %9s %9s" % ("workload", "size", "median_s", "rss_MiB", "exponent"))
-        for i, (name, size, med, rss, _) in enumerate(rows):
-            exp = ""
+        print("%-14s %10s %10s %9s %9s %9s %9s" % ("workload", "size", "wall_s", "cpu_s", "rss_MiB", "exp_wall", "exp_cpu"))
+        for i, (name, size, med, cpu, rss, _) in enumerate(rows):
+            exp = ["", ""]
             if i > 0 and rows[i - 1][0] == name:
-                exp = "%.2f" % (math.log(med / rows[i - 1][2]) / math.log(size / rows[i - 1][1]))
-            print("%-14s %10d %10.3f %9.1f %9s" % (name, size, med, rss, exp))
+                ratio = math.log(size / rows[i - 1][1])
+                exp = ["%.2f" % (math.log(med / rows[i - 1][2]) / ratio),
+                       "%.2f" % (math.log(max(cpu, 0.01) / max(rows[i - 1][3], 0.01)) / ratio)]
+            print("%-14s %10d %10.3f %9.2f %9.1f %9s %9s" % (name, size, med, cpu, rss, exp[0], exp[1]))
         print("\ncommands:")
-        for name, size, _, _, cmd in rows:
+        for name, size, _, _, _, cmd in rows:
             print("  %-14s %s" % (name, cmd))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
