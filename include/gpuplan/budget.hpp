@@ -74,5 +74,7 @@ double spent_in_period(const std::vector<LedgerRecord>& ledger, const std::strin
 
 // Spend summed by a key of the records ("period", "team", "user", "experiment", "provider").
 std::map<std::string, double> sum_spend(const std::vector<LedgerRecord>& ledger, const std::string& by);
+// Adds one record to sums keyed as sum_spend keys them (for a ledger read record by record).
+void add_spend(std::map<std::string, double>& sums, const LedgerRecord& r, const std::string& by);
 
 }  // namespace gpuplan

@@ -70,6 +70,10 @@ void convert_for_display(PricedOffer& p, const RunSettings& run);
 // Sorts by cost (total, or per million tokens without a run size) or by time, and marks the
 // cost/time Pareto front.
 void rank_offers(std::vector<PricedOffer>& offers, bool by_time);
+// Marks the cost/time Pareto front (sort_cost, sort_time) in any order of `offers`: an offer is
+// on it when no other is at least as cheap and as fast and strictly better in one. A sort and one
+// sweep, O(n log n); ties (equal cost and time) are all on the front together.
+void mark_pareto_front(std::vector<PricedOffer>& offers);
 
 // Folds rows that differ only by region (SkyPilot sheets list every region at one price) into
 // the first, counting the others; keeps the order.

@@ -190,7 +190,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   if (!f.uncertainty.empty()) s.in.uncertainty = uncertainty_flag(f.uncertainty);
   const double u = s.in.uncertainty;
   if (!f.demand.empty()) {
-    s.profile = io::load_demand_profile(f.demand);
+    s.profile = f.demand_profile ? *f.demand_profile : io::load_demand_profile(f.demand);
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
     if (s.profile->from_jobs)

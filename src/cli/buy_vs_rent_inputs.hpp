@@ -25,6 +25,8 @@ struct BuyVsRentFlags {
   // --purchase import|incl-gst|excl-gst, --hs-code and --customs-duty say how hardware is bought.
   std::string country, purchase, hs_code, customs_duty;
   RunFlags run;  // --pricing, --currency, --fx, --tax, --preemptions-per-hour, --restart-time
+  // `demand` already read and summarised by the caller (replay): used instead of reading it again.
+  std::optional<io::DemandProfile> demand_profile;
 };
 
 void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f);

@@ -68,27 +68,22 @@ void run_add(const AddFlags& f) {
   print_report(rep);
 }
 
-// Copies every record from one store to another in batches, each one transaction; ids already in
-// the target are skipped, so running it twice adds nothing. Records written before ids existed
-// get an id derived from their content.
+// Copies every record from one store to another (into SQLite in one transaction, elsewhere in
+// batches, each one transaction); ids already in the target are skipped, so running it twice
+// adds nothing. Records written before ids existed get an id derived from their content.
 void copy_ledger(const std::string& from, const std::string& to) {
   auto src = store::open_ledger(from, false);
   auto dst = store::open_ledger(to, true);
-  std::vector<LedgerRecord> batch;
   std::map<std::string, std::size_t> identical;
-  std::size_t read = 0, added = 0;
-  auto flush = [&] {
-    added += dst->append(batch);
-    batch.clear();
-  };
-  src->scan("", [&](LedgerRecord&& r) {
-    require_known_currency(r.currency, r.where, "currency");
-    if (r.id.empty()) r.id = store::derived_record_id(r, identical[store::derived_record_id(r, 0)]++);
-    batch.push_back(std::move(r));
-    ++read;
-    if (batch.size() == 50000) flush();
+  std::size_t read = 0;
+  const std::size_t added = dst->import([&](const std::function<void(LedgerRecord&&)>& sink) {
+    src->scan("", [&](LedgerRecord&& r) {
+      require_known_currency(r.currency, r.where, "currency");
+      if (r.id.empty()) r.id = store::derived_record_id(r, identical[store::derived_record_id(r, 0)]++);
+      ++read;
+      sink(std::move(r));
+    });
   });
-  flush();
   for (const auto& w : src->warnings()) warn(w);
   for (const auto& w : dst->warnings()) warn(w);
   Report rep;
@@ -117,8 +112,12 @@ void run_report(const ReportFlags& f) {
   static const char* const kBy[] = {"experiment", "team", "user", "period", "provider"};
   if (std::none_of(std::begin(kBy), std::end(kBy), [&](const char* b) { return f.by == b; }))
     bad_flag("--by", "expected experiment, team, user, period or provider");
-  const std::vector<LedgerRecord> records = ledger_records(f.ledger, f.period, f.currency);
-  const auto sums = sum_spend(records, f.by);
+  std::map<std::string, double> sums;
+  std::size_t records = 0;
+  for_each_ledger_record(f.ledger, f.period, f.currency, [&](LedgerRecord&& r) {
+    add_spend(sums, r, f.by);
+    ++records;
+  });
   Report rep;
   rep.json["by"] = f.by;
   rep.json["currency"] = f.currency;
@@ -134,7 +133,7 @@ void run_report(const ReportFlags& f) {
     total += v;
   }
   rep.json["total"] = total;
-  rep.json["records"] = records.size();
+  rep.json["records"] = records;
   t.rows.push_back({"total", num(total, 2)});
   rep.tables.push_back(t);
   print_report(rep);

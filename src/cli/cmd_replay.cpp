@@ -155,6 +155,7 @@ void run_replay(ReplayFlags f) {
     bad_flag("--owned", std::to_string(owned.size() * waits.size()) + " fleets to replay; at most " + std::to_string(kMaxOptions));
   // Rent terms priced for the widest job (offers of every width up to it), demand from the log.
   f.costs.demand = f.file;
+  f.costs.demand_profile = io::profile_of_jobs(d, f.file);  // the log is read and summarised once
   f.costs.count = std::to_string(std::min(widest, kMaxOwned));
   const BuyVsRentSetup s = build_buy_vs_rent(f.costs);
   const FleetSweep sweep = sweep_fleet(jobs, owned, waits, quota, cost_terms(s), *target.value / 3600);

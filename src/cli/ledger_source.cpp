@@ -76,16 +76,24 @@ std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::stri
   return out;
 }
 
-std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::string& period, const std::string& currency) {
-  if (spec == "-") return stdin_records(period, currency);
+void for_each_ledger_record(const std::string& spec, const std::string& period, const std::string& currency,
+                            const std::function<void(LedgerRecord&&)>& visit) {
+  if (spec == "-") {
+    for (auto& r : stdin_records(period, currency)) visit(std::move(r));
+    return;
+  }
   auto store = store::open_ledger(spec, false);
-  std::vector<LedgerRecord> out;
   store->scan(period, [&](LedgerRecord&& r) {
     r.cost = convert(r.cost, r.currency, currency, r.where);
     r.currency = currency;
-    out.push_back(std::move(r));
+    visit(std::move(r));
   });
   for (const auto& w : store->warnings()) warn(w);
+}
+
+std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::string& period, const std::string& currency) {
+  std::vector<LedgerRecord> out;
+  for_each_ledger_record(spec, period, currency, [&](LedgerRecord&& r) { out.push_back(std::move(r)); });
   return out;
 }
 

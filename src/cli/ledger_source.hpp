@@ -1,6 +1,7 @@
 #pragma once
 // Reading a ledger store (JSONL, SQLite or PostgreSQL, picked from the --ledger value) for the
 // commands that count spend, with every amount converted to one currency.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::stri
 
 // Every record of `period` ("" = all), converted to `currency`.
 std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::string& period, const std::string& currency);
+// The same records handed one at a time, oldest first, none kept (a report over millions of records).
+void for_each_ledger_record(const std::string& spec, const std::string& period, const std::string& currency,
+                            const std::function<void(LedgerRecord&&)>& visit);
 
 // Spend per month over the whole ledger, oldest first, in `currency`.
 std::vector<std::pair<std::string, double>> ledger_months(const std::string& spec, const std::string& currency);

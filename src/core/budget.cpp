@@ -114,17 +114,20 @@ std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vect
   return out;
 }
 
+void add_spend(std::map<std::string, double>& sums, const LedgerRecord& r, const std::string& by) {
+  static const std::string kNone = "(none)";
+  std::string period;
+  const std::string* key = &r.experiment;
+  if (by == "period") key = &(period = period_of(r.date));
+  else if (by == "team") key = &r.team;
+  else if (by == "user") key = &r.user;
+  else if (by == "provider") key = &r.provider;
+  sums[key->empty() ? kNone : *key] += r.cost;
+}
+
 std::map<std::string, double> sum_spend(const std::vector<LedgerRecord>& ledger, const std::string& by) {
   std::map<std::string, double> sums;
-  for (const auto& r : ledger) {
-    std::string key;
-    if (by == "period") key = period_of(r.date);
-    else if (by == "team") key = r.team;
-    else if (by == "user") key = r.user;
-    else if (by == "provider") key = r.provider;
-    else key = r.experiment;
-    sums[key.empty() ? "(none)" : key] += r.cost;
-  }
+  for (const auto& r : ledger) add_spend(sums, r, by);
   return sums;
 }
 

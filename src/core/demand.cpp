@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 namespace gpuplan {
@@ -29,15 +31,40 @@ std::vector<GroupDemand> by_key(const std::vector<Job>& jobs, const std::string 
   return out;
 }
 
-// A failure is retried when the same user starts a job of the same name after it ended, within a day.
+// A failure is retried when the same user starts a job of the same name after it ended, within a
+// day. Jobs are grouped by (user, name) with their starts sorted, so each failure is two binary
+// searches; a failure does not retry itself (a zero-length job starts when it ends).
 double retry_share(const std::vector<Job>& jobs) {
+  struct Start {
+    double t;
+    std::size_t job;
+    bool operator<(const Start& o) const { return t < o.t || (t == o.t && job < o.job); }
+  };
+  std::unordered_map<std::string, std::size_t> slot;  // user '\0' name -> index in `starts`
+  std::vector<std::vector<Start>> starts;
+  std::vector<std::size_t> job_slot(jobs.size(), SIZE_MAX);
+  std::string key;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].name.empty()) continue;  // an unnamed job neither retries nor is retried
+    key.assign(jobs[i].user).push_back('\0');
+    key += jobs[i].name;
+    const auto [it, added] = slot.try_emplace(key, starts.size());
+    if (added) starts.emplace_back();
+    starts[it->second].push_back({jobs[i].start, i});
+    job_slot[i] = it->second;
+  }
+  for (auto& s : starts) std::sort(s.begin(), s.end());
   int failures = 0, retried = 0;
-  for (const Job& f : jobs) {
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& f = jobs[i];
     if (!failed(f.state)) continue;
     ++failures;
-    retried += std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
-      return &j != &f && !f.name.empty() && j.user == f.user && j.name == f.name && j.start >= f.end && j.start <= f.end + kDay;
-    });
+    if (f.name.empty() || std::isnan(f.end)) continue;
+    const auto& s = starts[job_slot[i]];
+    const auto lo = std::lower_bound(s.begin(), s.end(), f.end, [](const Start& a, double t) { return a.t < t; });
+    const auto hi = std::upper_bound(lo, s.end(), f.end + kDay, [](double t, const Start& a) { return t < a.t; });
+    const bool self = f.start >= f.end && f.start <= f.end + kDay;
+    retried += (hi - lo) > (self ? 1 : 0);
   }
   return failures > 0 ? static_cast<double>(retried) / failures : 0;
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <set>
 #include <queue>
 #include <tuple>
 #include <utility>
@@ -19,12 +21,23 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 using TimeIndex = std::pair<double, std::size_t>;
 using MinHeap = std::priority_queue<TimeIndex, std::vector<TimeIndex>, std::greater<TimeIndex>>;
 
-// One replay's state: free GPUs, what each team holds, the queue in start order, jobs running
-// (by end) and burst deadlines (by time; stale once the job has left the queue).
+// One replay's state: free GPUs, what each team holds, the queue, jobs running (by end) and
+// burst deadlines (by time; stale once the job has left the queue). The queue is kept per team
+// and GPU count, each bucket in start order, with the buckets' first jobs in one ordered set: the
+// first job the quotas let start is the first head whose bucket fits its team's room, so an event
+// looks at one head per held bucket rather than at every held job (a rescan made replay quadratic).
 class Replay {
  public:
   Replay(const std::vector<ReplayJob>& jobs, const FleetPolicy& p) : jobs_(jobs), p_(p), free_(p.owned_gpus) {
     out_.resize(jobs.size());
+    queued_.assign(jobs.size(), 0);
+    std::map<std::string, int> ids;
+    for (const ReplayJob& j : jobs) {
+      const auto [it, added] = ids.try_emplace(j.team, static_cast<int>(quota_.size()));
+      if (added) quota_.push_back(quota(j.team));
+      team_of_.push_back(it->second);
+    }
+    used_.assign(quota_.size(), 0);
   }
 
   std::vector<JobOutcome> run() {
@@ -32,7 +45,7 @@ class Replay {
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return jobs_[a].arrival < jobs_[b].arrival; });
     std::size_t k = 0;
-    while (k < order.size() || !queue_.empty()) {
+    while (k < order.size() || !heads_.empty()) {
       const double t = next_time(k < order.size() ? jobs_[order[k]].arrival : kInf);
       if (std::isinf(t)) break;  // cannot happen (an idle fleet starts the head job); never spin
       while (!running_.empty() && running_.top().first <= t) finish(running_.top().second), running_.pop();
@@ -44,17 +57,40 @@ class Replay {
   }
 
  private:
+  using Key = std::tuple<int, double, std::size_t>;  // (-priority, arrival, index): start order
+
   const std::vector<ReplayJob>& jobs_;
   const FleetPolicy& p_;
   int free_;
-  std::map<std::string, int> used_;
-  std::set<std::tuple<int, double, std::size_t>> queue_;  // (-priority, arrival, index)
+  std::vector<int> team_of_, quota_, used_;  // per job: its team's id; per team id
+  std::map<std::pair<int, int>, std::set<Key>> buckets_;  // (team id, GPUs) -> queued jobs
+  std::set<Key> heads_;                                   // each non-empty bucket's first job
+  std::vector<char> queued_;
   MinHeap running_, deadlines_;
   std::vector<JobOutcome> out_;
 
   int quota(const std::string& team) const {
     const auto it = p_.quota.find(team);
     return it == p_.quota.end() ? p_.owned_gpus : std::min(p_.owned_gpus, it->second);
+  }
+  Key key(std::size_t i) const { return {-jobs_[i].priority, jobs_[i].arrival, i}; }
+  std::set<Key>& bucket(std::size_t i) { return buckets_[{team_of_[i], jobs_[i].gpus}]; }
+  void enqueue(std::size_t i) {
+    std::set<Key>& b = bucket(i);
+    if (!b.empty() && key(i) < *b.begin()) heads_.erase(*b.begin());
+    b.insert(key(i));
+    heads_.insert(*b.begin());
+    queued_[i] = 1;
+  }
+  void dequeue(std::size_t i) {
+    std::set<Key>& b = bucket(i);
+    const bool head = *b.begin() == key(i);
+    b.erase(key(i));
+    if (head) {
+      heads_.erase(key(i));
+      if (!b.empty()) heads_.insert(*b.begin());
+    }
+    queued_[i] = 0;
   }
   // The earliest of the next arrival, the next end and the next live deadline.
   double next_time(double arrival) {
@@ -64,10 +100,10 @@ class Replay {
     if (!deadlines_.empty()) t = std::min(t, deadlines_.top().first);
     return t;
   }
-  bool queued(std::size_t i) const { return queue_.count({-jobs_[i].priority, jobs_[i].arrival, i}) > 0; }
+  bool queued(std::size_t i) const { return queued_[i] != 0; }
   void finish(std::size_t i) {
     free_ += jobs_[i].gpus;
-    used_[jobs_[i].team] -= jobs_[i].gpus;
+    used_[static_cast<std::size_t>(team_of_[i])] -= jobs_[i].gpus;
   }
   void send_to_cloud(std::size_t i, double t) {
     const ReplayJob& j = jobs_[i];
@@ -75,29 +111,33 @@ class Replay {
   }
   void arrive(std::size_t i, double t) {
     const ReplayJob& j = jobs_[i];
-    if (j.gpus > quota(j.team)) {  // never fits on the owned fleet
+    if (j.gpus > quota_[static_cast<std::size_t>(team_of_[i])]) {  // never fits on the owned fleet
       if (p_.burst_after) send_to_cloud(i, t);
       else out_[i] = JobOutcome{Placement::unserved, kInf, kInf};
       return;
     }
-    queue_.insert({-j.priority, j.arrival, i});
+    enqueue(i);
     if (p_.burst_after) deadlines_.push({j.arrival + *p_.burst_after, i});
   }
   // Start queued jobs in order until one does not fit; a job its quota holds back is passed over.
+  // A start only raises what its team holds, so a bucket passed over stays held for this call.
   void schedule(double t) {
-    for (auto it = queue_.begin(); it != queue_.end();) {
+    for (auto it = heads_.begin(); it != heads_.end();) {
       const std::size_t i = std::get<2>(*it);
       const ReplayJob& j = jobs_[i];
-      if (used_[j.team] + j.gpus > quota(j.team)) {
+      const auto team = static_cast<std::size_t>(team_of_[i]);
+      if (used_[team] + j.gpus > quota_[team]) {
         ++it;
         continue;
       }
       if (j.gpus > free_) break;
       free_ -= j.gpus;
-      used_[j.team] += j.gpus;
+      used_[team] += j.gpus;
       out_[i] = JobOutcome{Placement::owned, t, t - j.arrival};
       running_.push({t + j.duration, i});
-      it = queue_.erase(it);
+      const Key started = key(i);
+      dequeue(i);
+      it = heads_.upper_bound(started);
     }
   }
   // Sends every queued job whose wait reached W to the cloud; true when any left (the queue may
@@ -108,7 +148,7 @@ class Replay {
       const std::size_t i = deadlines_.top().second;
       deadlines_.pop();
       if (!queued(i)) continue;
-      queue_.erase({-jobs_[i].priority, jobs_[i].arrival, i});
+      dequeue(i);
       send_to_cloud(i, t);
       any = true;
     }

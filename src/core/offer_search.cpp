@@ -1,6 +1,10 @@
 #include "gpuplan/offer_search.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
 
 #include "gpuplan/error.hpp"
 
@@ -11,8 +15,6 @@ namespace {
 bool wanted(const std::vector<std::string>& list, const std::string& v) {
   return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
 }
-
-std::string base_id(const Offer& o) { return o.id.substr(0, o.id.find('@')); }
 
 }  // namespace
 
@@ -64,6 +66,9 @@ void convert_for_display(PricedOffer& row, const RunSettings& run) {
 OfferSet evaluate_offers(const Catalog& c, const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSettings& run,
                          const OfferFilter& filter) {
   OfferSet set;
+  std::size_t offers = 0;
+  for (const Provider& p : c.providers) offers += p.offers.size();
+  set.priced.reserve(offers);  // an upper bound: pages never written are never resident
   for (const Provider& p : c.providers) {
     for (const Offer& o : p.offers) {
       if (!offer_matches(filter, p, o, w, run.spec)) continue;
@@ -85,34 +90,130 @@ OfferSet evaluate_offers(const Catalog& c, const ModelArch& m, const ParamCounts
   return set;
 }
 
-void rank_offers(std::vector<PricedOffer>& offers, bool by_time) {
-  std::stable_sort(offers.begin(), offers.end(), [&](const PricedOffer& a, const PricedOffer& b) {
-    return by_time ? a.sort_time() < b.sort_time() : a.sort_cost() < b.sort_cost();
-  });
-  // Pareto front on (cost, time): no other offer is at least as cheap and as fast, and better in one.
-  for (auto& a : offers) {
-    a.pareto = std::none_of(offers.begin(), offers.end(), [&](const PricedOffer& b) {
-      return b.sort_cost() <= a.sort_cost() && b.sort_time() <= a.sort_time() &&
-             (b.sort_cost() < a.sort_cost() || b.sort_time() < a.sort_time());
-    });
+namespace {
+
+// Moves offers[order[k]] to position k for every k, in place (cycle by cycle), so a sort of
+// 784-byte rows costs one move per row and no second copy of the vector.
+void permute(std::vector<PricedOffer>& offers, std::vector<std::size_t>& order) {
+  for (std::size_t i = 0; i < offers.size(); ++i) {
+    if (order[i] == i) continue;
+    PricedOffer held = std::move(offers[i]);
+    std::size_t j = i;
+    while (order[j] != i) {
+      const std::size_t from = order[j];
+      offers[j] = std::move(offers[from]);
+      order[j] = j;
+      j = from;
+    }
+    offers[j] = std::move(held);
+    order[j] = j;
   }
 }
 
-void collapse_regions(std::vector<PricedOffer>& offers) {
-  std::vector<PricedOffer> kept;
-  for (auto& p : offers) {
-    const std::string base = base_id(*p.offer);
-    auto same = std::find_if(kept.begin(), kept.end(), [&](const PricedOffer& k) {
-      return k.provider == p.provider && base_id(*k.offer) == base && k.offer->id != p.offer->id &&
-             k.rate_per_hour == p.rate_per_hour && k.eval.workload.gpus == p.eval.workload.gpus;
-    });
-    if (same != kept.end() && p.offer->id.find('@') != std::string::npos) {
-      ++same->same_price_regions;
-      continue;
-    }
-    kept.push_back(std::move(p));
+}  // namespace
+
+void rank_offers(std::vector<PricedOffer>& offers, bool by_time) {
+  std::vector<std::size_t> order(offers.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return by_time ? offers[a].sort_time() < offers[b].sort_time() : offers[a].sort_cost() < offers[b].sort_cost();
+  });
+  permute(offers, order);
+  mark_pareto_front(offers);
+}
+
+void mark_pareto_front(std::vector<PricedOffer>& offers) {
+  // An offer is on the front when no other is at least as cheap and as fast and better in one.
+  // A comparison with NaN is false, so a NaN coordinate neither dominates nor is dominated.
+  std::vector<std::size_t> order;
+  order.reserve(offers.size());
+  for (std::size_t i = 0; i < offers.size(); ++i) {
+    offers[i].pareto = true;
+    if (!std::isnan(offers[i].sort_cost()) && !std::isnan(offers[i].sort_time())) order.push_back(i);
   }
-  offers = std::move(kept);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const double ca = offers[a].sort_cost(), cb = offers[b].sort_cost();
+    return ca < cb || (ca == cb && offers[a].sort_time() < offers[b].sort_time());
+  });
+  // Sweep by cost: within one cost the fastest dominates the slower ones; across costs, the
+  // fastest strictly cheaper offer dominates every offer it is at least as fast as.
+  bool cheaper_seen = false;
+  double cheaper_fastest = 0;
+  for (std::size_t g = 0; g < order.size();) {
+    const double cost = offers[order[g]].sort_cost();
+    const double fastest = offers[order[g]].sort_time();
+    std::size_t e = g;
+    for (; e < order.size() && offers[order[e]].sort_cost() == cost; ++e) {
+      const double t = offers[order[e]].sort_time();
+      offers[order[e]].pareto = !(cheaper_seen && cheaper_fastest <= t) && !(fastest < t);
+    }
+    cheaper_fastest = cheaper_seen ? std::min(cheaper_fastest, fastest) : fastest;
+    cheaper_seen = true;
+    g = e;
+  }
+}
+
+namespace {
+
+// Rows that may fold into one another: one provider, one instance type, one hourly rate, one
+// GPU count. The rate is compared as `==` does (so -0 and +0 are one key; NaN is never a key).
+struct RegionKey {
+  const Provider* provider;
+  std::string_view base;
+  double rate;
+  int gpus;
+  bool operator==(const RegionKey& o) const {
+    return provider == o.provider && base == o.base && rate == o.rate && gpus == o.gpus;
+  }
+};
+
+struct RegionKeyHash {
+  std::size_t operator()(const RegionKey& k) const {
+    std::size_t h = std::hash<std::string_view>()(k.base);
+    const double rate = k.rate == 0 ? 0.0 : k.rate;
+    h ^= std::hash<double>()(rate) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= std::hash<const void*>()(k.provider) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h ^ (static_cast<std::size_t>(k.gpus) * 0x9e3779b97f4a7c15ULL);
+  }
+};
+
+// Kept rows of one key, by position: the first, and the first whose id differs from the
+// first's (a row folds into the earliest kept row of its key with another id).
+struct RegionGroup {
+  std::size_t first = 0;
+  std::size_t other = SIZE_MAX;
+};
+
+std::string_view base_of(const std::string& id) { return std::string_view(id).substr(0, id.find('@')); }
+
+}  // namespace
+
+void collapse_regions(std::vector<PricedOffer>& offers) {
+  std::unordered_map<RegionKey, RegionGroup, RegionKeyHash> groups;
+  groups.reserve(offers.size());
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < offers.size(); ++i) {
+    PricedOffer& p = offers[i];
+    const std::string& id = p.offer->id;
+    const RegionKey key{p.provider, base_of(id), p.rate_per_hour, p.eval.workload.gpus};
+    const bool keyed = !std::isnan(p.rate_per_hour);
+    auto it = keyed ? groups.find(key) : groups.end();
+    if (it != groups.end() && id.find('@') != std::string::npos) {
+      const RegionGroup& g = it->second;
+      const std::size_t into = offers[g.first].offer->id != id ? g.first : g.other;
+      if (into != SIZE_MAX) {
+        ++offers[into].same_price_regions;
+        continue;
+      }
+    }
+    if (kept != i) offers[kept] = std::move(p);
+    if (keyed) {
+      if (it == groups.end()) groups.emplace(key, RegionGroup{kept});
+      else if (it->second.other == SIZE_MAX && offers[it->second.first].offer->id != id) it->second.other = kept;
+    }
+    ++kept;
+  }
+  offers.erase(offers.begin() + static_cast<std::ptrdiff_t>(kept), offers.end());
 }
 
 const PricedOffer* best_offer(const std::vector<PricedOffer>& ranked) {

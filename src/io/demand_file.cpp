@@ -285,25 +285,26 @@ DemandProfile parse_demand_yaml(const std::string& text, const std::string& path
   return p;
 }
 
+DemandProfile profile_of_jobs(const DemandSummary& d, const std::string& path) {
+  // A job history: its GPU-hours per UTC day, first to last day it touches.
+  if (d.jobs == 0) throw InputError(SourceLocation{path, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
+  if (d.daily_gpu_hours.size() > kMaxDemandPeriods)
+    throw InputError(SourceLocation{path, 0, 0}, "", "more than " + std::to_string(kMaxDemandPeriods) + " days of jobs");
+  DemandProfile p;
+  p.path = path;
+  p.period = "day";
+  p.period_hours = 24;
+  p.start = civil(d.first_day);
+  p.gpu_hours = d.daily_gpu_hours;
+  p.from_jobs = true;
+  p.jobs = d.jobs;
+  p.jobs_peak_gpus = d.peak_gpus;
+  return p;
+}
+
 DemandProfile load_demand_profile(const std::string& path) {
   const std::string text = io::read_file(path);
-  if (looks_like_job_log(text)) {
-    // A job history: its GPU-hours per UTC day, first to last day it touches.
-    const DemandSummary d = summarise_demand(parse_job_log(text, path).jobs);
-    if (d.jobs == 0) throw InputError(SourceLocation{path, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
-    if (d.daily_gpu_hours.size() > kMaxDemandPeriods)
-      throw InputError(SourceLocation{path, 0, 0}, "", "more than " + std::to_string(kMaxDemandPeriods) + " days of jobs");
-    DemandProfile p;
-    p.path = path;
-    p.period = "day";
-    p.period_hours = 24;
-    p.start = civil(d.first_day);
-    p.gpu_hours = d.daily_gpu_hours;
-    p.from_jobs = true;
-    p.jobs = d.jobs;
-    p.jobs_peak_gpus = d.peak_gpus;
-    return p;
-  }
+  if (looks_like_job_log(text)) return profile_of_jobs(summarise_demand(parse_job_log(text, path).jobs), path);
   const bool csv_name = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
   bool csv = csv_name;
   if (!csv) {

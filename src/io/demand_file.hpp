@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/demand.hpp"
+
 namespace gpuplan::io {
 
 struct DemandProfile {
@@ -22,6 +24,8 @@ inline constexpr std::size_t kMaxDemandPeriods = 2000;
 // Reads a profile: a job log (io/job_log.hpp) summed per UTC day; else CSV when the name ends
 // in .csv or the first line has a comma, else YAML.
 DemandProfile load_demand_profile(const std::string& path);
+// The daily profile of a job log already summarised (replay summarises once and prices from it).
+DemandProfile profile_of_jobs(const DemandSummary& d, const std::string& path);
 
 // The parsers behind it (text already read).
 DemandProfile parse_demand_csv(const std::string& text, const std::string& path);

@@ -73,6 +73,12 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     used = true;
     return read_fd(STDIN_FILENO, "<stdin>", max_bytes);
   }
+  Fd in;
+  in.fd = open_regular_file(path);
+  return read_fd(in.fd, path, max_bytes);
+}
+
+int open_regular_file(const std::string& path) {
   require_regular_file(path);  // before open(): opening a FIFO blocks until a writer comes
   Fd in;
   in.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -80,7 +86,9 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
   struct stat st {};  // the file opened may not be the one checked: check it again
   if (::fstat(in.fd, &st) != 0 || !S_ISREG(st.st_mode)) fail(path, "is not a regular file");
   ::fcntl(in.fd, F_SETFL, ::fcntl(in.fd, F_GETFL) & ~O_NONBLOCK);
-  return read_fd(in.fd, path, max_bytes);
+  const int fd = in.fd;
+  in.fd = -1;
+  return fd;
 }
 
 bool write_all(int fd, const char* data, std::size_t size) {

@@ -17,6 +17,9 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes = kMaxInp
 // Throws InputError naming the path unless it is a regular file (symlinks followed) or "-".
 void require_regular_file(const std::string& path);
 
+// Opens a regular file for reading (read_file's checks, not "-"); the caller closes the descriptor.
+int open_regular_file(const std::string& path);
+
 // Writes via a fresh temporary (mkstemp) in the target's folder, fsync and rename(), so
 // readers never see a partly written file and any failure (a full disk included) leaves the
 // old file as it was and is reported. Keeps an existing file's permission bits; refuses to

@@ -9,6 +9,7 @@
 
 #include "gpuplan/error.hpp"
 #include "io/files.hpp"
+#include "io/line_reader.hpp"
 #include "io/text_lines.hpp"
 
 namespace gpuplan::io {
@@ -226,10 +227,24 @@ bool looks_like_job_log(const std::string& text) {
   return names.count("start") && names.count("end") && names.count("gpus");
 }
 
-JobLog parse_job_log(const std::string& text, const std::string& path) {
-  const auto lines = split_lines(text);
-  const Line* h = first_line(lines);
-  if (!h) fail(path, 1, 1, "", "empty: expected a header (sacct --parsable2, or start,end,gpus,...)");
+namespace {
+
+// The log from a source of numbered lines (`next(Line&)` false at the end): a whole text or a
+// file read chunk by chunk. The header is copied, since a streamed line lives only until the next.
+template <class NextLine>
+JobLog parse_lines(NextLine&& next, const std::string& path) {
+  Line l;
+  std::string head_text;
+  Line head_line;
+  bool found = false;
+  while (!found && next(l))
+    if (!trim_blanks(l.text).empty() && trim_blanks(l.text).front() != '#') {
+      head_text.assign(l.text);
+      head_line = Line{l.number, head_text};
+      found = true;
+    }
+  if (!found) fail(path, 1, 1, "", "empty: expected a header (sacct --parsable2, or start,end,gpus,...)");
+  const Line* h = &head_line;
   JobLog log;
   const bool sacct = h->text.find('|') != std::string_view::npos;
   log.format = sacct ? "sacct" : "csv";
@@ -241,8 +256,8 @@ JobLog parse_job_log(const std::string& text, const std::string& path) {
   if (sacct) require(head, {"jobid", "start", "end", "alloctres", "state"}, "sacct --parsable2 --format needs JobID, Start, End, AllocTRES, State");
   else require(head, {"start", "end", "gpus"}, "a job CSV needs start, end and gpus (and optionally submit, user, team, partition, state)");
   std::vector<std::size_t> running;
-  for (const Line& l : lines) {
-    if (l.number <= h->number || trim_blanks(l.text).empty() || trim_blanks(l.text).front() == '#') continue;
+  while (next(l)) {
+    if (trim_blanks(l.text).empty() || trim_blanks(l.text).front() == '#') continue;
     Row r{path, l, header, index, split(l, sep)};
     if (r.cells.size() != header.size())
       fail(path, l.number, 1, "", "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(r.cells.size()));
@@ -264,6 +279,19 @@ JobLog parse_job_log(const std::string& text, const std::string& path) {
   return log;
 }
 
-JobLog load_job_log(const std::string& path) { return parse_job_log(read_file(path), path); }
+}  // namespace
+
+JobLog parse_job_log(const std::string& text, const std::string& path) {
+  const auto lines = split_lines(text);
+  std::size_t at = 0;
+  return parse_lines([&](Line& l) { return at < lines.size() ? (l = lines[at++], true) : false; }, path);
+}
+
+// Streamed: a log of any length is read (standard input, read once, still goes through read_file).
+JobLog load_job_log(const std::string& path) {
+  if (path == "-") return parse_job_log(read_file(path), path);
+  LineReader in(path);
+  return parse_lines([&](Line& l) { return in.next(l); }, path);
+}
 
 }  // namespace gpuplan::io

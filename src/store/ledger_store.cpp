@@ -51,6 +51,16 @@ class JsonlLedger : public LedgerStore {
 
 }  // namespace
 
+std::size_t LedgerStore::import(const std::function<void(const std::function<void(LedgerRecord&&)>&)>& produce) {
+  std::vector<LedgerRecord> batch;
+  std::size_t added = 0;
+  produce([&](LedgerRecord&& r) {
+    batch.push_back(std::move(r));
+    if (batch.size() == 50000) added += append(batch), batch.clear();
+  });
+  return added + append(batch);
+}
+
 std::vector<LedgerTotal> LedgerStore::totals(const std::string& period) {
   std::map<std::tuple<std::string, std::string, std::string, std::string>, LedgerTotal> sums;
   scan(period, [&](LedgerRecord&& r) {

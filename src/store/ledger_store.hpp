@@ -29,6 +29,9 @@ class LedgerStore {
   // Appends records in one transaction (all or none). Returns how many were new; records whose
   // id is already stored are skipped.
   virtual std::size_t append(const std::vector<LedgerRecord>& records) = 0;
+  // Appends every record `produce` hands to its sink (an import). By default in batches of
+  // 50,000, each its own append; SQLite imports in one transaction. Returns how many were new.
+  virtual std::size_t import(const std::function<void(const std::function<void(LedgerRecord&&)>&)>& produce);
   // Calls `visit` for every record, oldest first; period "YYYY-MM" limits it to that month.
   virtual void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) = 0;
   // Totals for one month, or every month when period is "".

@@ -43,5 +43,18 @@ printf 'start,end,gpus\n2026-03-02T00:00:00,2026-03-02T01:00:00,two\n' >"$TMP/ba
 expect 2 "bad gpus" -- "$G" demand "$TMP/bad.csv"
 has err "bad\.csv:2:[0-9]+: field 'gpus'" "gpus named"
 expect 2 "missing file" -- "$G" demand "$TMP/nope.txt"
+
+# Job logs stream: no whole-file cap (a 70 MB log passes the old 64 MiB limit), a 1 MiB line cap.
+{ printf 'start,end,gpus,user,name,state\n'
+  yes '2026-03-02T00:00:00,2026-03-02T01:00:00,1,alice,train,COMPLETED' | head -n 1100000; } >"$TMP/big.csv"
+expect 0 "a log over 64 MiB is read" -- "$G" demand "$TMP/big.csv" --format json
+has out '"jobs": 1100000' "every job counted"
+rm -f "$TMP/big.csv"
+{ printf 'start,end,gpus\n2026-03-02T00:00:00,2026-03-02T01:00:00,1\n'; head -c 1100000 /dev/zero | tr '\0' x; } >"$TMP/long.csv"
+expect 2 "a line over the cap" -- "$G" demand "$TMP/long.csv"
+has err 'long\.csv:3:1: line longer than the 1024 KiB line limit' "file:line of the long line"
+printf '\xef\xbb\xbfstart,end,gpus\r\n2026-03-02T00:00:00,2026-03-02T02:00:00,3\r\n' >"$TMP/crlf.csv"
+expect 0 "BOM and CRLF" -- "$G" demand "$TMP/crlf.csv" --format json
+has out '"gpu_hours": 6\.0' "3 GPUs x 2 h"
 expect 2 "bad percentile" -- "$G" demand "$CSV" --baseline-percentile 150%
 finish

@@ -2,7 +2,9 @@
 // four jobs; tests/io/job_log_test.cpp reads them from sacct and CSV).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "gpuplan/demand.hpp"
 
@@ -99,4 +101,33 @@ TEST_CASE("a failure not resubmitted is no retry; running jobs are not finished"
   CHECK(d.retry_rate == 0);
   CHECK(d.finished_jobs == 3);
   CHECK(d.failure_rate == Approx(1.0 / 3));
+}
+
+TEST_CASE("the indexed retry count equals the all-pairs definition on random logs", "[demand][retry]") {
+  // The definition retry_share replaced: a failure is retried when another job of the same user
+  // and name starts within a day after it ended.
+  auto reference = [](const std::vector<Job>& jobs) {
+    int failures = 0, retried = 0;
+    for (const Job& f : jobs) {
+      if (!failed(f.state)) continue;
+      ++failures;
+      retried += std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) {
+        return &j != &f && !f.name.empty() && j.user == f.user && j.name == f.name && j.start >= f.end && j.start <= f.end + 86400;
+      });
+    }
+    return failures > 0 ? static_cast<double>(retried) / failures : 0.0;
+  };
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> small(0, 3), hour(0, 60), len(0, 30), state(0, 3);
+  const char* names[] = {"", "train", "eval", "sweep"};
+  const JobState states[] = {JobState::completed, JobState::failed, JobState::timeout, JobState::cancelled};
+  for (int round = 0; round < 300; ++round) {
+    std::vector<Job> jobs;
+    for (int i = 0; i < 1 + round % 50; ++i) {
+      const double start = hour(rng), end = start + (len(rng) < 5 ? 0 : len(rng));  // zero-length jobs too
+      jobs.push_back(job(names[small(rng)], small(rng) < 2 ? "ann" : "bo", "t", start - 1, start, end, 1,
+                         states[state(rng)]));
+    }
+    REQUIRE(summarise_demand(jobs).retry_rate == reference(jobs));
+  }
 }

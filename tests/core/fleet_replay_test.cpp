@@ -2,9 +2,15 @@
 // out in its comment), its costs to the cent, and properties over generated logs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <queue>
+#include <random>
+#include <set>
+#include <tuple>
 
 #include "gpuplan/fleet_replay.hpp"
 
@@ -202,6 +208,106 @@ TEST_CASE("replay properties over generated logs", "[fleet_replay]") {
       CHECK(b.owned_busy_gpu_hours + b.spot_gpu_hours + b.on_demand_gpu_hours == Approx(total));
       for (std::size_t i = 0; i < jobs.size(); ++i)
         if (b.jobs[i].where == Placement::spot) CHECK(jobs[i].checkpoints);
+    }
+  }
+}
+
+namespace {
+
+// The queue as first written: one ordered set, rescanned from its start at every event. Kept as
+// the reference for the per-team buckets replay_fleet uses (same outcomes, job for job).
+std::vector<JobOutcome> rescanning_replay(const std::vector<ReplayJob>& jobs, const FleetPolicy& p) {
+  const double inf = std::numeric_limits<double>::infinity();
+  using TI = std::pair<double, std::size_t>;
+  std::priority_queue<TI, std::vector<TI>, std::greater<TI>> running, deadlines;
+  std::set<std::tuple<int, double, std::size_t>> queue;
+  std::map<std::string, int> used;
+  std::vector<JobOutcome> out(jobs.size());
+  int free = p.owned_gpus;
+  auto quota = [&](const std::string& team) {
+    const auto it = p.quota.find(team);
+    return it == p.quota.end() ? p.owned_gpus : std::min(p.owned_gpus, it->second);
+  };
+  auto key = [&](std::size_t i) { return std::make_tuple(-jobs[i].priority, jobs[i].arrival, i); };
+  auto cloud = [&](std::size_t i, double t) {
+    out[i] = JobOutcome{jobs[i].checkpoints ? Placement::spot : Placement::on_demand, t, t - jobs[i].arrival};
+  };
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return jobs[a].arrival < jobs[b].arrival; });
+  std::size_t k = 0;
+  while (k < order.size() || !queue.empty()) {
+    while (!deadlines.empty() && !queue.count(key(deadlines.top().second))) deadlines.pop();
+    double t = k < order.size() ? jobs[order[k]].arrival : inf;
+    if (!running.empty()) t = std::min(t, running.top().first);
+    if (!deadlines.empty()) t = std::min(t, deadlines.top().first);
+    if (std::isinf(t)) break;
+    for (; !running.empty() && running.top().first <= t; running.pop())
+      free += jobs[running.top().second].gpus, used[jobs[running.top().second].team] -= jobs[running.top().second].gpus;
+    for (; k < order.size() && jobs[order[k]].arrival <= t; ++k) {
+      const std::size_t i = order[k];
+      if (jobs[i].gpus > quota(jobs[i].team)) {
+        if (p.burst_after) cloud(i, t);
+        else out[i] = JobOutcome{Placement::unserved, inf, inf};
+        continue;
+      }
+      queue.insert(key(i));
+      if (p.burst_after) deadlines.push({jobs[i].arrival + *p.burst_after, i});
+    }
+    bool any;
+    do {
+      for (auto it = queue.begin(); it != queue.end();) {
+        const std::size_t i = std::get<2>(*it);
+        if (used[jobs[i].team] + jobs[i].gpus > quota(jobs[i].team)) { ++it; continue; }
+        if (jobs[i].gpus > free) break;
+        free -= jobs[i].gpus;
+        used[jobs[i].team] += jobs[i].gpus;
+        out[i] = JobOutcome{Placement::owned, t, t - jobs[i].arrival};
+        running.push({t + jobs[i].duration, i});
+        it = queue.erase(it);
+      }
+      any = false;
+      for (; !deadlines.empty() && deadlines.top().first <= t; deadlines.pop()) {
+        const std::size_t i = deadlines.top().second;
+        if (!queue.count(key(i))) continue;
+        queue.erase(key(i));
+        cloud(i, t);
+        any = true;
+      }
+    } while (any);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the per-team queue starts the jobs the rescanned queue started, job for job", "[fleet_replay][queue]") {
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> team(0, 3), width(0, 3), pri(0, 2), when(0, 40), len(1, 30), coin(0, 1);
+  const char* teams[] = {"a", "b", "c", "(none)"};
+  for (int round = 0; round < 300; ++round) {
+    std::vector<ReplayJob> jobs;
+    for (int i = 0; i < 1 + round % 70; ++i) {
+      ReplayJob j;
+      j.team = teams[team(rng)];
+      j.arrival = when(rng) * 600.0;
+      j.duration = len(rng) * 600.0;
+      j.gpus = 1 << width(rng);
+      j.priority = pri(rng) == 0 ? 5 : 0;
+      j.checkpoints = coin(rng);
+      jobs.push_back(j);
+    }
+    FleetPolicy p;
+    p.owned_gpus = 1 + round % 12;
+    if (round % 3) p.burst_after = (round % 5) * 900.0;
+    if (round % 2) p.quota = {{"a", 1 + round % 4}, {"b", 2 + round % 5}};
+    const auto want = rescanning_replay(jobs, p);
+    const auto got = replay_fleet(jobs, p).jobs;
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      REQUIRE(got[i].where == want[i].where);
+      REQUIRE(got[i].start == want[i].start);
+      REQUIRE(got[i].queue_seconds == want[i].queue_seconds);
     }
   }
 }
