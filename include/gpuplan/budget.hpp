@@ -79,8 +79,6 @@ struct Period {
 Period period_containing(const std::string& date, const std::string& kind);
 // The calendar date `days` days after `date`.
 std::string add_days(const std::string& date, int days);
-// Whole days from `from` to `to` (calendar dates; negative when `to` is earlier).
-int days_between(const std::string& from, const std::string& to);
 
 // What an experiment adds to the period's caps: a planned or running spec its estimate less
 // what the ledger already holds under its name (never below 0, so a run is never counted twice);

@@ -58,7 +58,7 @@ Ymd civil_from_days(long z) {
 }
 
 std::string date_text(Ymd c) {
-  char buf[16];
+  char buf[48];
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", c.y, c.m, c.d);
   return buf;
 }
@@ -73,17 +73,13 @@ int month_days(int y, int m) {
 
 std::string period_of(const std::string& date) { return date.size() >= 7 ? date.substr(0, 7) : date; }
 
-int days_between(const std::string& from, const std::string& to) {
-  return static_cast<int>(days_from_civil(ymd_of(to)) - days_from_civil(ymd_of(from)));
-}
-
 std::string add_days(const std::string& date, int days) { return date_text(civil_from_days(days_from_civil(ymd_of(date)) + days)); }
 
 Period period_containing(const std::string& date, const std::string& kind) {
   const Ymd c = ymd_of(date);
   Period p;
   p.kind = kind;
-  char name[16];
+  char name[48];
   if (kind == "week") {
     const long z = days_from_civil(c);
     const long monday = z - ((z + 3) % 7 + 7) % 7;  // 1970-01-01 was a Thursday
@@ -103,7 +99,7 @@ Period period_containing(const std::string& date, const std::string& kind) {
     p.last = date_text({c.y, c.m, month_days(c.y, c.m)});
   }
   p.name = name;
-  p.days = days_between(p.first, p.last) + 1;
+  p.days = static_cast<int>(days_from_civil(ymd_of(p.last)) - days_from_civil(ymd_of(p.first))) + 1;
   return p;
 }
 

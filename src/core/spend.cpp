@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "gpuplan/catalog.hpp"  // days_between
+
 namespace gpuplan {
 
 namespace {
@@ -13,12 +15,6 @@ std::string money(double v, const std::string& currency) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f %s", v, currency.c_str());
   return buf;
-}
-
-int field(const std::string& date, std::size_t at, std::size_t len) {
-  int v = 0;
-  for (std::size_t i = at; i < at + len && i < date.size(); ++i) v = v * 10 + (date[i] - '0');
-  return v;
 }
 
 bool within(const LedgerRecord& r, const Period& p, const std::string& as_of) {
@@ -110,7 +106,7 @@ MonthBurn period_burn(const std::vector<LedgerRecord>& records, const Period& pe
   MonthBurn b;
   b.period = period.name;
   b.days_in_month = period.days;
-  b.days_elapsed = std::clamp(days_between(period.first, as_of) + 1, 0, period.days);
+  b.days_elapsed = std::clamp(static_cast<int>(days_between(period.first, as_of).value_or(-1)) + 1, 0, period.days);
   b.cap = cap;
   for (const auto& r : records)
     if (within(r, period, as_of)) b.spent += r.cost;

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "gpuplan/budget.hpp"
+#include "gpuplan/catalog.hpp"
 #include "gpuplan/spend.hpp"
 
 using namespace gpuplan;
@@ -61,7 +62,7 @@ TEST_CASE("calendar periods: ISO weeks, months and quarters", "[gate]") {
   const Period m = period_containing("2024-02-10", "month");
   CHECK(m.name == "2024-02");
   CHECK(m.last == "2024-02-29");
-  CHECK(days_between("2026-12-31", "2027-01-01") == 1);
+  CHECK(days_between("2026-12-31", "2027-01-01") == 1L);
   CHECK(add_days("2026-02-27", 3) == "2026-03-02");
 }
 
