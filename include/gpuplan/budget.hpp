@@ -26,9 +26,9 @@ struct LedgerRecord {
 
 struct BudgetPolicy {
   std::string currency = "USD";
-  std::string period = "month";                     // calendar month
+  std::string period = "month";                     // week (ISO, Monday first), month or quarter: calendar periods
   std::optional<double> total;                      // cap for all spend in the period
-  std::optional<double> per_experiment;             // cap for one experiment's estimate
+  std::optional<double> per_experiment;             // cap on one experiment's whole spend: its ledger plus its estimate
   std::map<std::string, double> teams, users;       // caps per team / user in the period
   std::optional<double> spot_checkpoint_every_max;  // seconds: spot runs must checkpoint at least this often
   std::optional<double> approval_over_gpu_hours;    // runs above this need approved_by
@@ -36,16 +36,23 @@ struct BudgetPolicy {
   std::map<std::string, SourceLocation> lines;      // key -> where it is in budget.yaml
 };
 
+// Where an experiment is in its life. Only planned and running ones add an estimate; done and
+// cancelled ones count only what the ledger holds for them.
+enum class SpecStatus { planned, running, done, cancelled };
+const char* to_string(SpecStatus s);
+std::optional<SpecStatus> parse_spec_status(const std::string& s);
+
 // One experiment as estimated (money in the policy currency).
 struct ExperimentCheck {
   std::string name, owner, team, approved_by;
+  SpecStatus status = SpecStatus::planned;
   SourceLocation where;                            // the spec file
   std::map<std::string, SourceLocation> lines;     // spec key -> location
   bool priced = false;
   std::string unpriced_reason;
   double cost = 0, gpu_hours = 0, wall_seconds = 0;
   std::string offer;                               // provider/offer it was priced on
-  std::optional<double> max_cost, deadline_seconds;
+  std::optional<double> max_cost, deadline_seconds;  // max_cost: a cap on one run
   bool spot = false;
   std::optional<double> checkpoint_interval_seconds;
 };
@@ -62,15 +69,34 @@ struct RuleResult {
 // "2026-12" for the calendar month of a YYYY-MM-DD date.
 std::string period_of(const std::string& date);
 
-// Every rule for every experiment, plus the period-wide caps, against spend so far in
-// `period` (records outside it are ignored).
-std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
-                                     const std::vector<LedgerRecord>& ledger, const std::string& period);
+// A calendar period: an ISO week (Monday to Sunday, named 2026-W49), a month (2026-12) or a
+// quarter (2026-Q4), with its first and last dates (YYYY-MM-DD, so dates compare as strings).
+struct Period {
+  std::string kind, name, first, last;
+  int days = 0;
+};
+// The period of `kind` ("week", "month" or "quarter") holding `date` (a calendar date).
+Period period_containing(const std::string& date, const std::string& kind);
+// The calendar date `days` days after `date`.
+std::string add_days(const std::string& date, int days);
 
-// Spend in `period` ("YYYY-MM"), for one team and/or user when those are non-empty: the one
-// place `check` and `report` take "spent so far" from.
-double spent_in_period(const std::vector<LedgerRecord>& ledger, const std::string& period, const std::string& team,
-                       const std::string& user);
+// What an experiment adds to the period's caps: a planned or running spec its estimate less
+// what the ledger already holds under its name (never below 0, so a run is never counted twice);
+// a done or cancelled spec nothing.
+double added_estimate(const ExperimentCheck& e, double ledger_spend);
+
+// Every rule for every experiment, plus the period-wide caps of the period (policy.period)
+// holding `as_of`. `ledger` is the whole ledger; records dated after `as_of` are not counted.
+std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
+                                     const std::vector<LedgerRecord>& ledger, const std::string& as_of);
+
+// Spend from `first` to `last` inclusive (dates), for one team and/or user when those are
+// non-empty: the one place `check` and `report` take "spent so far" from.
+double spent_between(const std::vector<LedgerRecord>& ledger, const std::string& first, const std::string& last,
+                     const std::string& team, const std::string& user);
+
+// Spend per experiment name over the whole ledger up to `as_of` (inclusive).
+std::map<std::string, double> experiment_spend(const std::vector<LedgerRecord>& ledger, const std::string& as_of);
 
 // Spend summed by a key of the records ("period", "team", "user", "experiment", "provider").
 std::map<std::string, double> sum_spend(const std::vector<LedgerRecord>& ledger, const std::string& by);

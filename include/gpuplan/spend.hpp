@@ -14,21 +14,29 @@ namespace gpuplan {
 // Days in a calendar month (leap years included); 0 for a month outside 1..12.
 int days_in_month(int year, int month);
 
-// One calendar month's spend as of a date, and where it is heading at the month's average burn.
+// A forecast needs this many days of the period behind it (half the period for a week): a
+// period's first days say little about its end.
+constexpr int kMinForecastDays = 7;
+
+// One calendar period's spend as of a date, and where it is heading at the period's average burn.
 struct MonthBurn {
-  std::string period;            // YYYY-MM, the month of as_of
-  int days_in_month = 0;
-  int days_elapsed = 0;          // day of month of as_of (that day counts as elapsed)
-  double spent = 0;              // every record in the period (as `check` counts it)
+  std::string period;            // the period's name: 2026-12, 2026-W49 or 2026-Q4
+  int days_in_month = 0;         // days in the period
+  int days_elapsed = 0;          // days from its first day to as_of (that day counts as elapsed)
+  double spent = 0;              // every record in the period up to as_of (as `check` counts it)
   double burn_per_day = 0;       // spent / days_elapsed
-  double forecast = 0;           // spent + burn_per_day * days left: the month-end forecast
+  double forecast = 0;           // spent + burn_per_day * days left; just `spent` when none is made
+  bool forecast_made = false;    // false before kMinForecastDays of history
+  std::string forecast_method;   // how the forecast was made, or why there is none
   std::optional<double> cap;
   std::string crosses_on;        // YYYY-MM-DD the cap is first exceeded; "" when it is not this month
   bool crossing_forecast = false;  // crosses_on is projected, not observed in the ledger
 };
 
-// `records` are the ones that count against the cap (already filtered to a team or user).
-// as_of must be a calendar date (YYYY-MM-DD).
+// `records` are the ones that count against the cap (already filtered to a team or user); those
+// outside the period or after as_of are not counted. as_of must be a calendar date (YYYY-MM-DD).
+MonthBurn period_burn(const std::vector<LedgerRecord>& records, const Period& period, const std::string& as_of, std::optional<double> cap);
+// period_burn over the calendar month of as_of.
 MonthBurn month_burn(const std::vector<LedgerRecord>& records, const std::string& as_of, std::optional<double> cap);
 
 // Spend of one team, user or experiment in the period.
@@ -44,7 +52,7 @@ struct SpendGroup {
 };
 
 struct SpendAlert {
-  std::string kind;     // over_cap, forecast_over_cap, spot_no_checkpoint, unpriced
+  std::string kind;     // over_cap, forecast_over_cap, run_over_max_cost, spot_no_checkpoint, unpriced
   std::string subject;  // "total", "team nlp", "user asha", an experiment name
   std::string message;  // the numbers, in words
 };
@@ -64,8 +72,10 @@ struct SpendReport {
   std::vector<SpendAlert> alerts;
 };
 
-// `ledger` holds the records of the period (others are ignored except for `months`), `months`
-// the all-time totals by month, and `planned` the experiment specs as `check` priced them.
+// `ledger` holds the whole ledger (records after as_of are not counted; the period's caps count
+// the policy's period holding as_of, and the per-experiment cap an experiment's whole ledger),
+// `months` the all-time totals by month, and `planned` the experiment specs as `check` priced
+// them (their max_cost is a cap on each run, checked against each of the period's records).
 SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
                                const std::vector<std::pair<std::string, double>>& months,
                                const std::vector<ExperimentCheck>& planned, const std::string& as_of);

@@ -12,6 +12,9 @@
 #include "cli/common.hpp"
 #include "cli/experiment.hpp"
 #include "cli/format_values.hpp"
+#include "cli/git_changed.hpp"
+#include "cli/project_config.hpp"
+#include "gpuplan/plural.hpp"
 #include "gpuplan/units.hpp"
 #include "io/budget_yaml.hpp"
 #include "io/check_report.hpp"
@@ -22,16 +25,44 @@ namespace {
 
 struct CheckFlags {
   std::vector<std::string> specs;
-  std::string budget, ledger, date, currency;
+  std::string budget, ledger, date, currency, changed, config;
 };
 
-std::vector<PricedExperiment> price_all(const std::vector<std::string>& specs, const std::string& currency) {
+// Where a spec sets its name (its first line when the name is the file's).
+SourceLocation name_line(const Experiment& x) {
+  for (const auto& e : x.doc.entries)
+    if (e.key == "name") return e.value_where;
+  return SourceLocation{x.doc.path, 1, 1};
+}
+
+// Every spec of `files`, priced (done and cancelled specs only when `price_inactive`: the gate
+// does not estimate them again). Two specs with one name are an error naming both files, since
+// the rules, the caps and diff's rows all go by name.
+std::vector<PricedExperiment> price_all(const std::vector<std::string>& files, const std::string& currency, bool price_inactive) {
   std::vector<PricedExperiment> out;
   std::vector<InputError> errors;
-  const std::vector<std::string> files = expand_spec_paths(specs);
+  std::map<std::string, std::string> file_of_name;
   for (const auto& path : files) {
     try {
-      out.push_back(price_experiment(load_experiment(path), currency));
+      const Experiment x = load_experiment(path);
+      const auto [it, fresh] = file_of_name.emplace(x.name, path);
+      if (!fresh) {
+        errors.emplace_back(name_line(x), "name", "experiment name \"" + x.name + "\" is also used by " + it->second);
+        continue;
+      }
+      const bool active = x.status == SpecStatus::planned || x.status == SpecStatus::running;
+      if (active || price_inactive) {
+        out.push_back(price_experiment(x, currency));
+        continue;
+      }
+      PricedExperiment p;  // recorded, not priced: its spend is the ledger's
+      p.check.name = x.name;
+      p.check.owner = x.owner;
+      p.check.team = x.team;
+      p.check.status = x.status;
+      p.check.where = SourceLocation{path, 1, 1};
+      for (const auto& e : x.doc.entries) p.check.lines[e.key] = e.where;
+      out.push_back(std::move(p));
     } catch (const InputErrors& e) {
       errors.insert(errors.end(), e.errors().begin(), e.errors().end());
     } catch (const InputError& e) {
@@ -57,30 +88,58 @@ io::CheckedSpec checked(PricedExperiment p) {
   return {std::move(p.check), p.per_gpu_bytes, std::move(p.model), pipeline};
 }
 
-void run_check(const CheckFlags& f) {
+void gate(const CheckFlags& f) {
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
+  const std::string as_of = date_or_today(f.date);
   io::CheckReport cr;
-  cr.period = period_of(date_or_today(f.date));
+  cr.period = period_containing(as_of, policy.period).name;
   cr.currency = policy.currency;
   cr.policy_given = !f.budget.empty();
-  std::vector<PricedExperiment> priced = price_all(f.specs, policy.currency);
+  std::vector<std::string> files = expand_spec_paths(f.specs);
+  const std::size_t found = files.size();
+  if (!f.changed.empty()) files = only_changed(files, f.changed);
+  std::vector<PricedExperiment> priced = price_all(files, policy.currency, false);
   const std::vector<std::string> warnings = spec_price_warnings(priced);
   for (auto& p : priced) cr.specs.push_back(checked(std::move(p)));
-  if (cr.specs.empty()) bad_flag("specs", "no experiment spec files found");
-  // The store sums the period's spend by team and user (an indexed query on SQLite/PostgreSQL).
+  if (found == 0) bad_flag("specs", "no experiment spec files found");
+  // The whole ledger to as_of: the period's spend, and each experiment's spend over its life.
   std::vector<LedgerRecord> ledger;
-  if (!f.ledger.empty()) ledger = ledger_totals(f.ledger, cr.period, policy.currency);
+  if (!f.ledger.empty()) ledger = ledger_records(f.ledger, "", policy.currency);
   std::vector<ExperimentCheck> checks;
   for (const auto& s : cr.specs) checks.push_back(s.check);
-  cr.rules = check_budget(policy, checks, ledger, cr.period);
+  cr.rules = check_budget(policy, checks, ledger, as_of);
+  Report r{io::check_json(cr), {io::check_table(cr)}, io::check_notes(cr), {}};
+  if (!f.changed.empty())
+    r.notes.insert(r.notes.begin() + 1, count_of(static_cast<long long>(cr.specs.size()), "spec") + " of " + std::to_string(found) +
+                                            " changed against " + f.changed);
   if (output_format() == Format::github) {
     const std::string annotations = io::github_annotations(cr);
     std::fwrite(annotations.data(), 1, annotations.size(), stdout);
+  } else if (output_format() == Format::markdown) {
+    const std::string verdict = io::markdown_verdict(cr);
+    std::fwrite(verdict.data(), 1, verdict.size(), stdout);
   }
-  Report rep{io::check_json(cr), {io::check_table(cr)}, io::check_notes(cr), {}};
-  rep.json["warnings"] = warnings;
-  print_report(rep);
+  r.json["warnings"] = warnings;
+  print_report(r);
   if (!cr.pass()) exit_code() = 1;
+}
+
+void run_check(const CheckFlags& f) {
+  try {
+    gate(f);
+  } catch (const InputErrors& e) {
+    if (output_format() == Format::github) {
+      const std::string a = io::github_error_annotations(e.errors());
+      std::fwrite(a.data(), 1, a.size(), stdout);
+    }
+    throw;
+  } catch (const InputError& e) {
+    if (output_format() == Format::github) {
+      const std::string a = io::github_error_annotations({e});
+      std::fwrite(a.data(), 1, a.size(), stdout);
+    }
+    throw;
+  }
 }
 
 // --- diff ------------------------------------------------------------------------------------
@@ -91,7 +150,7 @@ struct DiffFlags {
 
 std::map<std::string, io::CheckedSpec> by_name(const std::string& path, const std::string& currency) {
   std::map<std::string, io::CheckedSpec> out;
-  for (auto& p : price_all({path}, currency)) {
+  for (auto& p : price_all(expand_spec_paths({path}), currency, true)) {
     const std::string name = p.check.name;
     out[name] = checked(std::move(p));
   }
@@ -132,10 +191,16 @@ void setup_check(CLI::App& app) {
   cmd->add_option("--policy", f->budget, "Budget policy file (budget.yaml; - for stdin)")->check(existing_file_or_stdin());
   cmd->add_option("--budget", f->budget, "Old spelling of --policy")->check(existing_file_or_stdin())->group("");
   cmd->add_option("--ledger", f->ledger, "Spend ledger to count spend so far: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL");
-  cmd->add_option("--date", f->date, "Date whose calendar month is the budget period (default: today, UTC)");
+  cmd->add_option("--date", f->date, "As-of date: its week, month or quarter (the policy's period) is gated, and ledger records after it are not counted (default: today, UTC)");
+  cmd->add_option("--changed", f->changed, "Gate only the specs changed against this git base (e.g. origin/main), as `git diff --name-only BASE` lists them");
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
+  cmd->add_option("--config", f->config, "Project config (default: .gpuplan.yaml in this folder or above): policy, ledger, currency, catalogs, profile")
+      ->check(CLI::ExistingFile);
   add_common_options(*cmd, kCatalogs | kProfile | kGithub);
-  cmd->callback([f] { run_check(*f); });
+  cmd->callback([f] {
+    apply_project_config(f->config, {&f->budget, &f->ledger, &f->currency});
+    run_check(*f);
+  });
 
   auto d = std::make_shared<DiffFlags>();
   auto* diff = app.add_subcommand("diff", "Cost, time and memory change between two sets of experiment specs");

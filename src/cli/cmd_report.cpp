@@ -9,6 +9,7 @@
 #include "cli/experiment.hpp"
 #include "cli/format_values.hpp"
 #include "cli/ledger_source.hpp"
+#include "cli/project_config.hpp"
 #include "gpuplan/spend.hpp"
 #include "gpuplan/units.hpp"
 #include "io/budget_yaml.hpp"
@@ -19,7 +20,7 @@ namespace gpuplan::cli {
 namespace {
 
 struct ReportFlags {
-  std::string ledger, budget, date, currency, html;
+  std::string ledger, budget, date, currency, html, config;
   std::vector<std::string> specs;
 };
 
@@ -46,8 +47,9 @@ io::Table groups_table(const std::string& title, const std::vector<SpendGroup>& 
   t.title = title;
   t.columns = {"name", "spent", "cap", "forecast", "cap crossed on", "runs"};
   t.align = {io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::left, io::Align::right};
+  t.name_columns = {0};
   for (const auto& g : gs)
-    t.rows.push_back({g.name, num(g.burn.spent, 2), opt2(g.burn.cap), num(g.burn.forecast, 2),
+    t.rows.push_back({g.name, num(g.burn.spent, 2), opt2(g.burn.cap), g.burn.forecast_made ? num(g.burn.forecast, 2) : "-",
                       g.burn.crosses_on.empty() ? "-" : g.burn.crosses_on + (g.burn.crossing_forecast ? " (forecast)" : ""),
                       std::to_string(g.runs)});
   return t;
@@ -64,7 +66,8 @@ Report terminal_summary(const SpendReport& s) {
   sum.rows = {{"spent", num(b.spent, 2)},
               {"cap", opt2(b.cap)},
               {"burn per day", num(b.burn_per_day, 2)},
-              {"month-end forecast", num(b.forecast, 2)},
+              {"period-end forecast", b.forecast_made ? num(b.forecast, 2) : "-"},
+              {"forecast method", b.forecast_method},
               {"cap crossed on", b.crosses_on.empty() ? "-" : b.crosses_on + (b.crossing_forecast ? " (forecast)" : "")}};
   r.tables.push_back(sum);
   r.tables.push_back(groups_table("Teams", s.teams));
@@ -73,6 +76,7 @@ Report terminal_summary(const SpendReport& s) {
   ex.title = "Experiments";
   ex.columns = {"experiment", "runs", "spent", "cost/run", "cost/M tokens", "planned"};
   ex.align = {io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right};
+  ex.name_columns = {0};
   for (const auto& g : s.experiments)
     ex.rows.push_back({g.name, std::to_string(g.runs), num(g.burn.spent, 2), num(g.cost_per_run(), 2), opt2(g.cost_per_million_tokens()),
                        opt2(g.planned)});
@@ -83,10 +87,12 @@ Report terminal_summary(const SpendReport& s) {
 }
 
 void run_report(const ReportFlags& f) {
+  if (f.ledger.empty()) bad_flag("--ledger", "a ledger is required (the flag, or ledger: in .gpuplan.yaml)");
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
   const std::string as_of = date_or_today(f.date);
   const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(f.specs, policy.currency);
-  const auto records = ledger_records(f.ledger, period_of(as_of), policy.currency);
+  // The whole ledger: the per-experiment cap counts an experiment's life, not one period.
+  const auto records = ledger_records(f.ledger, "", policy.currency);
   const auto months = ledger_months(f.ledger, policy.currency);
   const SpendReport s = build_spend_report(policy, records, months, specs, as_of);
   if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
@@ -109,15 +115,20 @@ void setup_report(CLI::App& app) {
   gpuplan report --ledger spend.db --policy budget.yaml
   gpuplan report --ledger spend.jsonl --policy budget.yaml --specs experiments/ --html spend.html
   gpuplan report --ledger postgresql://ci@db/spend --policy budget.yaml --format json)");
-  cmd->add_option("--ledger", f->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL")->required();
+  cmd->add_option("--ledger", f->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL (required, here or in .gpuplan.yaml)");
   cmd->add_option("--policy", f->budget, "Budget policy file (budget.yaml): the caps, as check --policy")->check(CLI::ExistingFile);
   cmd->add_option("--budget", f->budget, "Old spelling of --policy")->check(CLI::ExistingFile)->group("");
   cmd->add_option("--specs", f->specs, "Experiment spec files or folders, for planned against actual");
-  cmd->add_option("--date", f->date, "As-of date; its calendar month is reported (default: today, UTC)");
+  cmd->add_option("--date", f->date, "As-of date: its week, month or quarter (the policy's period) is reported and later records are not counted (default: today, UTC)");
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
   cmd->add_option("--html", f->html, "Also write a self-contained HTML dashboard to this file");
+  cmd->add_option("--config", f->config, "Project config (default: .gpuplan.yaml in this folder or above): policy, ledger, currency, catalogs, profile")
+      ->check(CLI::ExistingFile);
   add_common_options(*cmd, kCatalogs | kProfile);
-  cmd->callback([f] { run_report(*f); });
+  cmd->callback([f] {
+    apply_project_config(f->config, {&f->budget, &f->ledger, &f->currency});
+    run_report(*f);
+  });
 }
 
 }  // namespace gpuplan::cli

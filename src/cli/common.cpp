@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <random>
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
@@ -130,6 +131,34 @@ bool use_color() {
   if (term != nullptr && std::string(term) == "dumb") return false;
   return output_format() == Format::table && !globals().no_color && ::isatty(STDOUT_FILENO) != 0;
 }
+
+// Tables and notes for people, at most 100 columns wide unless --wide.
+std::string human_text(const Report& r) {
+  const bool color = use_color();
+  // 100 columns: a terminal beside an editor, a CI log, a PR comment; --wide for the rest.
+  const std::size_t width = globals().wide ? 0 : 100;
+  std::string out;
+  for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color, width);
+  if (!r.notes.empty()) out += "\n";
+  // Notes wrap too, continuation lines indented so each note still reads as one.
+  for (const auto& n : r.notes) {
+    const std::string text = io::printable(n);
+    const auto lines = width ? io::wrap(text, width - 2) : std::vector<std::string>{text};
+    for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "  " : "") + lines[i] + "\n";
+  }
+  return out;
+}
+
+// The human part of `--format github`, between ::stop-commands:: and its resume line: the Actions
+// runner then executes nothing in it, whatever a name in a table says. The token is random, so
+// no input can guess it and end the pause early (GitHub's documented use of stop-commands).
+std::string github_human_text(const Report& r) {
+  std::random_device rd;
+  char token[40];
+  std::snprintf(token, sizeof token, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  return "::stop-commands::" + std::string(token) + "\n" + human_text(r) + "::" + token + "::\n";
+}
+
 }  // namespace
 
 void print_report(const Report& r) {
@@ -148,22 +177,14 @@ void print_report(const Report& r) {
       break;
     case Format::markdown:
       for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_markdown(r.tables[i]);
-      for (const auto& n : r.notes) out += "\n> " + n + "\n";
+      for (const auto& n : r.notes) out += "\n> " + io::markdown_text(n) + "\n";
       break;
-    case Format::github:  // commands that offer it print their annotations; the tables follow
-    case Format::table: {
-      const bool color = use_color();
-      // 100 columns: a terminal beside an editor, a CI log, a PR comment; --wide for the rest.
-      const std::size_t width = globals().wide ? 0 : 100;
-      for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color, width);
-      if (!r.notes.empty()) out += "\n";
-      // Notes wrap too, continuation lines indented so each note still reads as one.
-      for (const auto& n : r.notes) {
-        const auto lines = width ? io::wrap(n, width - 2) : std::vector<std::string>{n};
-        for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "  " : "") + lines[i] + "\n";
-      }
+    case Format::github:  // commands that offer it print their annotations first
+      out = github_human_text(r);
       break;
-    }
+    case Format::table:
+      out = human_text(r);
+      break;
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
 }

@@ -16,7 +16,7 @@ namespace gpuplan::cli {
 
 namespace {
 
-const char* const kMetaKeys[] = {"name", "owner", "team", "approved_by", "max_cost", "description", "profile"};
+const char* const kMetaKeys[] = {"name", "owner", "team", "approved_by", "max_cost", "description", "profile", "status"};
 
 // The same option definitions as the commands, bound to the parser's own flag structs.
 // Building them costs more than reading a spec, so one parser serves every file: reset()
@@ -114,7 +114,9 @@ std::vector<SpecKey> experiment_keys() {
                                {"owner", "User the spend counts against", false, false, {"owner"}, {}, "TEXT"},
                                {"team", "Team the spend counts against", false, false, {"team"}, {}, "TEXT"},
                                {"approved_by", "Who approved a run over the policy's GPU-hour threshold", false, false, {"approved_by"}, {}, "TEXT"},
-                               {"max_cost", "This experiment's own cap, e.g. 50 or 4000 INR", false, false, {"max_cost"}, {}, "TEXT"},
+                               {"max_cost", "This experiment's own cap on one run, e.g. 50 or 4000 INR", false, false, {"max_cost"}, {}, "TEXT"},
+                               {"status", "Where the experiment is: planned and running specs add their estimate, done and cancelled ones only their ledger spend",
+                                false, false, {"status"}, {"planned", "running", "done", "cancelled"}, "TEXT"},
                                {"description", "Free text", false, false, {"description"}, {}, "TEXT"},
                                {"profile", "Calibration profile (gpuplan calibrate --out), relative to the spec", false, false, {"profile"}, {}, "FILE"}};
   for (const CLI::Option* o : all_options(p.app)) {
@@ -231,6 +233,10 @@ Experiment load_experiment(const std::string& path) {
       else if (key == "team") x.team = v;
       else if (key == "approved_by") x.approved_by = v;
       else if (key == "max_cost") x.max_cost = v;
+      else if (key == "status") {
+        if (const auto st = parse_spec_status(v)) x.status = *st;
+        else errors.emplace_back(e.value_where, key, "expected planned, running, done or cancelled, got \"" + v + "\"");
+      }
       else if (key == "profile") x.profile = v.empty() || v.front() == '/' || dir.empty() ? v : (std::filesystem::path(dir) / v).string();
       continue;
     }
@@ -305,6 +311,7 @@ PricedExperiment price_experiment(const Experiment& x, const std::string& curren
   c.owner = x.owner;
   c.team = x.team;
   c.approved_by = x.approved_by;
+  c.status = x.status;
   c.where = SourceLocation{x.doc.path, 1, 1};
   for (const auto& e : x.doc.entries) c.lines[e.key] = e.where;
   const ProfileScope profile(x.profile);

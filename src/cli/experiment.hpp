@@ -19,6 +19,7 @@ namespace gpuplan::cli {
 struct Experiment {
   io::FlatDocument doc;
   std::string name, owner, team, approved_by, max_cost;
+  SpecStatus status = SpecStatus::planned;  // status: planned | running | done | cancelled
   std::string profile;  // calibration profile path (resolved against the spec's folder)
   WorkloadFlags workload;
   RunFlags run;

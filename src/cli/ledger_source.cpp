@@ -1,5 +1,6 @@
 #include "cli/ledger_source.hpp"
 
+#include <filesystem>
 #include <map>
 
 #include "cli/common.hpp"
@@ -33,6 +34,13 @@ std::vector<LedgerRecord> stdin_records(const std::string& period, const std::st
   return out;
 }
 
+// A JSON Lines ledger that does not exist yet (the first CI run, before anything was recorded)
+// is an empty ledger for reading; `ledger add` creates it. Other stores must exist.
+bool missing_jsonl(const std::string& spec) {
+  std::error_code ec;
+  return spec != "-" && store::store_kind(spec) == store::StoreKind::jsonl && !std::filesystem::exists(spec, ec) && !ec;
+}
+
 }  // namespace
 
 BudgetPolicy load_policy(const std::string& path, const std::string& currency) {
@@ -61,6 +69,7 @@ void require_known_currency(const std::string& currency, const SourceLocation& w
 
 std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::string& period, const std::string& currency) {
   if (spec == "-") return stdin_records(period, currency);
+  if (missing_jsonl(spec)) return {};
   auto store = store::open_ledger(spec, false);
   std::vector<LedgerRecord> out;
   for (const auto& t : store->totals(period)) {
@@ -82,6 +91,7 @@ void for_each_ledger_record(const std::string& spec, const std::string& period, 
     for (auto& r : stdin_records(period, currency)) visit(std::move(r));
     return;
   }
+  if (missing_jsonl(spec)) return;  // a first CI run: the JSONL ledger is not written yet
   auto store = store::open_ledger(spec, false);
   store->scan(period, [&](LedgerRecord&& r) {
     r.cost = convert(r.cost, r.currency, currency, r.where);
@@ -98,6 +108,7 @@ std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::str
 }
 
 std::vector<std::pair<std::string, double>> ledger_months(const std::string& spec, const std::string& currency) {
+  if (missing_jsonl(spec)) return {};
   auto store = store::open_ledger(spec, false);
   std::map<std::string, double> months;
   for (const auto& t : store->totals("")) months[t.month] += convert(t.cost, t.currency, currency, SourceLocation{spec, 0, 0});

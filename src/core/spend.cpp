@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "gpuplan/catalog.hpp"  // days_between
+
 namespace gpuplan {
 
 namespace {
@@ -15,17 +17,15 @@ std::string money(double v, const std::string& currency) {
   return buf;
 }
 
-int field(const std::string& date, std::size_t at, std::size_t len) {
-  int v = 0;
-  for (std::size_t i = at; i < at + len && i < date.size(); ++i) v = v * 10 + (date[i] - '0');
-  return v;
+bool within(const LedgerRecord& r, const Period& p, const std::string& as_of) {
+  return r.date >= p.first && r.date.compare(0, 10, p.last) <= 0 && r.date.compare(0, 10, as_of) <= 0;
 }
 
 // The first date on which the running total of the period's records exceeds the cap.
-std::string observed_crossing(const std::vector<LedgerRecord>& records, const std::string& period, double cap) {
+std::string observed_crossing(const std::vector<LedgerRecord>& records, const Period& period, const std::string& as_of, double cap) {
   std::map<std::string, double> by_day;
   for (const auto& r : records)
-    if (period_of(r.date) == period) by_day[r.date] += r.cost;
+    if (within(r, period, as_of)) by_day[r.date] += r.cost;
   double running = 0;
   for (const auto& [day, cost] : by_day) {
     running += cost;
@@ -43,7 +43,7 @@ std::string key_of(const LedgerRecord& r, const std::string& by) {
 
 // Every team, user or experiment seen in the period's records or named by a cap.
 std::vector<SpendGroup> groups(const std::vector<LedgerRecord>& period_records, const std::string& by,
-                               const std::map<std::string, double>& caps, const std::string& as_of) {
+                               const std::map<std::string, double>& caps, const Period& period, const std::string& as_of) {
   std::map<std::string, std::vector<LedgerRecord>> members;
   for (const auto& r : period_records) members[key_of(r, by)].push_back(r);
   for (const auto& [name, cap] : caps) members[name];
@@ -57,7 +57,7 @@ std::vector<SpendGroup> groups(const std::vector<LedgerRecord>& period_records, 
       g.tokens += r.tokens;
     }
     const auto cap = caps.find(name);
-    g.burn = month_burn(recs, as_of, cap == caps.end() ? std::nullopt : std::optional<double>(cap->second));
+    g.burn = period_burn(recs, period, as_of, cap == caps.end() ? std::nullopt : std::optional<double>(cap->second));
     out.push_back(std::move(g));
   }
   return out;
@@ -69,10 +69,11 @@ void cap_alerts(const std::string& subject, const MonthBurn& b, const std::strin
     out.push_back({"over_cap", subject,
                    subject + ": spent " + money(b.spent, cur) + " in " + b.period + ", over the cap " + money(*b.cap, cur) +
                        (b.crosses_on.empty() ? "" : " since " + b.crosses_on)});
-  } else if (b.forecast > *b.cap) {
+  } else if (b.forecast_made && b.forecast > *b.cap) {
     out.push_back({"forecast_over_cap", subject,
-                   subject + ": at " + money(b.burn_per_day, cur) + "/day the month ends at " + money(b.forecast, cur) +
-                       ", over the cap " + money(*b.cap, cur) + (b.crosses_on.empty() ? "" : "; crossed on " + b.crosses_on)});
+                   subject + ": at " + money(b.burn_per_day, cur) + "/day (" + std::to_string(b.days_elapsed) + " days of " + b.period +
+                       ") the period ends at " + money(b.forecast, cur) + ", over the cap " + money(*b.cap, cur) +
+                       (b.crosses_on.empty() ? "" : "; crossed on " + b.crosses_on)});
   }
 }
 
@@ -101,31 +102,41 @@ int days_in_month(int year, int month) {
   return kDays[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
-MonthBurn month_burn(const std::vector<LedgerRecord>& records, const std::string& as_of, std::optional<double> cap) {
+MonthBurn period_burn(const std::vector<LedgerRecord>& records, const Period& period, const std::string& as_of, std::optional<double> cap) {
   MonthBurn b;
-  b.period = period_of(as_of);
-  b.days_in_month = days_in_month(field(as_of, 0, 4), field(as_of, 5, 2));
-  b.days_elapsed = field(as_of, 8, 2);
+  b.period = period.name;
+  b.days_in_month = period.days;
+  b.days_elapsed = std::clamp(static_cast<int>(days_between(period.first, as_of).value_or(-1)) + 1, 0, period.days);
   b.cap = cap;
   for (const auto& r : records)
-    if (period_of(r.date) == b.period) b.spent += r.cost;
+    if (within(r, period, as_of)) b.spent += r.cost;
+  b.forecast = b.spent;
   if (b.days_elapsed <= 0 || b.days_in_month <= 0) return b;
   b.burn_per_day = b.spent / b.days_elapsed;
-  b.forecast = b.spent + b.burn_per_day * (b.days_in_month - b.days_elapsed);
+  const int needed = std::min(kMinForecastDays, (period.days + 1) / 2);
+  if (b.days_elapsed < needed) {
+    b.forecast_method = "none: " + std::to_string(b.days_elapsed) + " of " + std::to_string(needed) + " days a forecast needs";
+  } else {
+    b.forecast_made = true;
+    b.forecast = b.spent + b.burn_per_day * (b.days_in_month - b.days_elapsed);
+    b.forecast_method = "linear: the average of " + std::to_string(b.days_elapsed) + " days, continued to " + period.last;
+  }
   if (!cap) return b;
-  b.crosses_on = observed_crossing(records, b.period, *cap);
-  if (!b.crosses_on.empty() || b.burn_per_day <= 0) return b;
+  b.crosses_on = observed_crossing(records, period, as_of, *cap);
+  if (!b.crosses_on.empty() || b.burn_per_day <= 0 || !b.forecast_made) return b;
   // Projected running total at the end of day d is spent + burn * (d - elapsed); the first d
   // where that exceeds the cap.
   const double days = std::floor((*cap - b.spent) / b.burn_per_day) + 1;
   const double d = b.days_elapsed + days;
   if (d <= b.days_in_month) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%s-%02d", b.period.c_str(), static_cast<int>(d));
-    b.crosses_on = buf;
+    b.crosses_on = add_days(period.first, static_cast<int>(d) - 1);
     b.crossing_forecast = true;
   }
   return b;
+}
+
+MonthBurn month_burn(const std::vector<LedgerRecord>& records, const std::string& as_of, std::optional<double> cap) {
+  return period_burn(records, period_containing(as_of, "month"), as_of, cap);
 }
 
 std::optional<double> SpendGroup::cost_per_million_tokens() const {
@@ -133,47 +144,81 @@ std::optional<double> SpendGroup::cost_per_million_tokens() const {
   return burn.spent / (tokens / 1e6);
 }
 
+namespace {
+
+// Caps on experiments, which are not period burn caps: a spec's max_cost caps each run (each
+// record of the period), the policy's per_experiment caps the experiment's whole ledger. The
+// latter alerts while the experiment still spends (has records in the period), not for ever.
+void experiment_alerts(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger, const std::vector<LedgerRecord>& in_period,
+                       const std::vector<ExperimentCheck>& planned, const std::string& as_of, std::vector<SpendAlert>& out) {
+  const std::string& cur = policy.currency;
+  for (const auto& e : planned) {
+    if (!e.max_cost) continue;
+    for (const auto& rec : in_period)
+      if (rec.experiment == e.name && rec.cost > *e.max_cost)
+        out.push_back({"run_over_max_cost", "experiment " + e.name,
+                       "experiment " + e.name + ": a run on " + rec.date + " cost " + money(rec.cost, cur) + ", over its per-run max_cost " +
+                           money(*e.max_cost, cur)});
+  }
+  if (!policy.per_experiment) return;
+  std::map<std::string, bool> active;
+  for (const auto& rec : in_period) active[rec.experiment] = true;
+  for (const auto& [name, spent] : experiment_spend(ledger, as_of)) {
+    if (!active.count(name) || spent <= *policy.per_experiment) continue;
+    const std::string subject = "experiment " + (name.empty() ? std::string(kNone) : name);
+    out.push_back({"over_cap", subject,
+                   subject + ": spent " + money(spent, cur) + " over its whole ledger to " + as_of + ", over the per-experiment cap " +
+                       money(*policy.per_experiment, cur)});
+  }
+}
+
+// Every experiment with spend in the period or a spec, with the estimate its spec was priced at.
+std::vector<SpendGroup> experiment_groups(const std::vector<LedgerRecord>& in_period, const std::vector<ExperimentCheck>& planned,
+                                          const Period& period, const std::string& as_of) {
+  std::vector<SpendGroup> out = groups(in_period, "experiment", {}, period, as_of);
+  for (const auto& e : planned) {
+    auto g = std::find_if(out.begin(), out.end(), [&](const SpendGroup& x) { return x.name == e.name; });
+    if (g == out.end()) {
+      out.push_back({});
+      g = out.end() - 1;
+      g->name = e.name;
+      g->burn = period_burn({}, period, as_of, std::nullopt);
+    }
+    if (e.priced) g->planned = e.cost;
+  }
+  std::sort(out.begin(), out.end(), [](const SpendGroup& a, const SpendGroup& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace
+
 SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
                                const std::vector<std::pair<std::string, double>>& months,
                                const std::vector<ExperimentCheck>& planned, const std::string& as_of) {
   SpendReport r;
+  const Period period = period_containing(as_of, policy.period);
   r.as_of = as_of;
-  r.period = period_of(as_of);
+  r.period = period.name;
   r.currency = policy.currency;
   r.months = months;
   std::vector<LedgerRecord> in_period;
   for (const auto& rec : ledger)
-    if (period_of(rec.date) == r.period) in_period.push_back(rec);
-  r.total = month_burn(in_period, as_of, policy.total);
+    if (within(rec, period, as_of)) in_period.push_back(rec);
+  r.total = period_burn(in_period, period, as_of, policy.total);
   std::map<std::string, double> by_day;
   for (const auto& rec : in_period) by_day[rec.date] += rec.cost;
   r.days.assign(by_day.begin(), by_day.end());
-  r.teams = groups(in_period, "team", policy.teams, as_of);
-  r.users = groups(in_period, "user", policy.users, as_of);
-  std::map<std::string, double> experiment_caps;
-  for (const auto& e : planned) {
-    const auto cap = e.max_cost ? e.max_cost : policy.per_experiment;
-    if (cap) experiment_caps[e.name] = *cap;
-  }
-  r.experiments = groups(in_period, "experiment", experiment_caps, as_of);
-  for (const auto& e : planned) {
-    auto g = std::find_if(r.experiments.begin(), r.experiments.end(), [&](const SpendGroup& x) { return x.name == e.name; });
-    if (g == r.experiments.end()) {
-      r.experiments.push_back({});
-      g = r.experiments.end() - 1;
-      g->name = e.name;
-      g->burn = month_burn({}, as_of, std::nullopt);
-    }
-    if (e.priced) g->planned = e.cost;
-  }
-  std::sort(r.experiments.begin(), r.experiments.end(), [](const SpendGroup& a, const SpendGroup& b) { return a.name < b.name; });
+  r.teams = groups(in_period, "team", policy.teams, period, as_of);
+  r.users = groups(in_period, "user", policy.users, period, as_of);
+  r.experiments = experiment_groups(in_period, planned, period, as_of);
   cap_alerts("total", r.total, r.currency, r.alerts);
   for (const auto& g : r.teams) cap_alerts("team " + g.name, g.burn, r.currency, r.alerts);
   for (const auto& g : r.users) cap_alerts("user " + g.name, g.burn, r.currency, r.alerts);
-  for (const auto& g : r.experiments) cap_alerts("experiment " + g.name, g.burn, r.currency, r.alerts);
+  experiment_alerts(policy, ledger, in_period, planned, as_of, r.alerts);
   for (const auto& e : planned) {
-    if (!e.priced) r.alerts.push_back({"unpriced", e.name, e.name + ": cannot be priced: " + e.unpriced_reason});
-    if (e.spot && !(e.checkpoint_interval_seconds.value_or(0) > 0))
+    const bool active = e.status == SpecStatus::planned || e.status == SpecStatus::running;
+    if (active && !e.priced) r.alerts.push_back({"unpriced", e.name, e.name + ": cannot be priced: " + e.unpriced_reason});
+    if (active && e.spot && !(e.checkpoint_interval_seconds.value_or(0) > 0))
       r.alerts.push_back({"spot_no_checkpoint", e.name, e.name + ": runs on spot instances and sets no checkpoint interval; a preemption loses the run"});
   }
   r.largest = largest(r, 5);

@@ -51,7 +51,10 @@ BudgetPolicy parse_budget_policy(const std::string& text, const std::string& pat
     const std::string& k = e.key;
     if (k == "currency") continue;
     if (k == "period") {
-      if (e.values.front() != "month") errors.emplace_back(e.value_where, k, "only 'month' (calendar month) is supported");
+      const std::string& v = e.values.front();
+      if (e.is_list || (v != "week" && v != "month" && v != "quarter"))
+        errors.emplace_back(e.value_where, k, "expected week, month or quarter (calendar periods; a week starts on Monday)");
+      else p.period = v;
     } else if (k == "total") {
       p.total = amount(e);
     } else if (k == "per_experiment") {

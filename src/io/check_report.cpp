@@ -50,7 +50,7 @@ std::string gh_escape_data(const std::string& s) {
     else if (c == '\n') out += "%0A";
     else out += c;
   }
-  return out;
+  return printable(out);  // any other control character (ESC, NUL) as U+FFFD
 }
 
 std::string gh_escape_property(const std::string& s) {
@@ -93,6 +93,7 @@ Table check_table(const CheckReport& r) {
   t.columns = {"experiment", "rule", "result", "detail"};
   t.align = {Align::left, Align::left, Align::left, Align::left};
   t.csv_columns = {"experiment", "rule", "pass", "value", "limit", "file", "line", "message"};
+  t.name_columns = {0, 1};
   for (const auto& res : r.rules) {
     t.rows.push_back({res.experiment.empty() ? "(all)" : res.experiment, res.rule, res.pass ? "pass" : "FAIL", res.message});
     t.csv_rows.push_back({res.experiment, res.rule, res.pass ? "true" : "false", raw(res.value), raw(res.limit), res.where.path,
@@ -132,6 +133,29 @@ std::string github_annotations(const CheckReport& r) {
   return out;
 }
 
+std::string github_error_annotations(const std::vector<InputError>& errors) {
+  std::string out;
+  for (const auto& e : errors) {
+    const SourceLocation& w = e.where();
+    const std::string message = gh_escape_data(describe(SourceLocation{}, e.field(), e.problem()));
+    if (w.path.empty() || w.path.front() == '<' || w.path.front() == '-') {
+      out += "::error::" + gh_escape_data(describe(w, e.field(), e.problem())) + "\n";
+      continue;
+    }
+    out += "::error file=" + gh_escape_property(w.path) + ",line=" + std::to_string(std::max(1, w.line)) +
+           (w.column > 0 ? ",col=" + std::to_string(w.column) : "") + "::" + message + "\n";
+  }
+  return out;
+}
+
+std::string markdown_verdict(const CheckReport& r) {
+  const auto failed = std::count_if(r.rules.begin(), r.rules.end(), [](const RuleResult& x) { return !x.pass; });
+  if (r.pass())
+    return "### ✅ Budget gate passes: all " + std::to_string(r.rules.size()) + " rules pass (" + markdown_text(r.period) + ")\n\n";
+  return "### ❌ Budget gate FAILS: " + std::to_string(failed) + " of " + std::to_string(r.rules.size()) + " rules fail (" +
+         markdown_text(r.period) + ")\n\n";
+}
+
 nlohmann::json diff_json(const DiffReport& r) {
   nlohmann::json j;
   j["currency"] = r.currency;
@@ -161,6 +185,7 @@ Table diff_table(const DiffReport& r) {
   t.title = "Cost diff (" + r.currency + ")";
   t.columns = {"experiment", "change", "cost before", "cost after", "delta", "hours before", "hours after", "GiB/GPU after"};
   t.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right};
+  t.name_columns = {0};
   t.csv_columns = {"experiment", "change", "cost_before", "cost_after", "delta", "wall_seconds_before", "wall_seconds_after",
                    "per_gpu_bytes_after"};
   for (const DiffRow& d : r.rows) {

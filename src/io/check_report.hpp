@@ -33,6 +33,12 @@ std::vector<std::string> check_notes(const CheckReport& r);
 // One `::error file=...,line=...::message` workflow command per failed rule.
 std::string github_annotations(const CheckReport& r);
 
+// One `::error file=...,line=...::` per bad input (a spec's unknown key, a bad value), so a PR
+// shows each at its line; errors with no file become a plain `::error::`.
+std::string github_error_annotations(const std::vector<InputError>& errors);
+// The verdict a PR comment opens with, before any table a name could disturb.
+std::string markdown_verdict(const CheckReport& r);
+
 // The workflow-command escaping of GitHub's Actions toolkit (exposed for its tests).
 std::string gh_escape_data(const std::string& s);
 std::string gh_escape_property(const std::string& s);

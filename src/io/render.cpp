@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace gpuplan::io {
 namespace {
@@ -19,16 +20,6 @@ std::string pad(const std::string& s, std::size_t w, Align a) {
   if (have >= w) return s;
   const std::string fill(w - have, ' ');
   return a == Align::right ? fill + s : s + fill;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 // The first `n` code points of `s`, with an ellipsis when cut.
@@ -134,7 +125,88 @@ Layout fitted_layout(const Table& t, std::size_t max_width, std::vector<std::str
   return l;
 }
 
+// A copy of the table with every title, header and cell printable.
+Table printable_table(const Table& t) {
+  Table p = t;
+  p.title = printable(t.title);
+  for (auto& c : p.columns) c = printable(c);
+  for (auto& r : p.rows)
+    for (auto& c : r) c = printable(c);
+  return p;
+}
+
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+const char* const kZwsp = "\xE2\x80\x8B";  // U+200B ZERO WIDTH SPACE
+const char* const kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
 }  // namespace
+
+std::string printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c1) {
+      out += kReplacement;
+      if (c1) ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string csv_cell(const std::string& raw) {
+  std::string s = printable(raw);
+  if (!s.empty() && std::string("=+-@").find(s.front()) != std::string::npos && !is_number(s)) s.insert(0, "'");
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string markdown_text(const std::string& raw) {
+  const std::string s = printable(raw);
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (std::string("\\`*_[]()~!|#").find(c) != std::string::npos) out += std::string("\\") + c;
+    else if (c == '@') out += std::string("@") + kZwsp;  // no @mention, no email autolink
+    else if (c == ':' && s.compare(i + 1, 2, "//") == 0) out += std::string(":") + kZwsp;  // no http:// autolink
+    else if (c == '.' && i >= 3 && (s.compare(i - 3, 3, "www") == 0 || s.compare(i - 3, 3, "WWW") == 0)) out += std::string(kZwsp) + ".";
+    else out += c;
+  }
+  return out;
+}
+
+std::string markdown_code(const std::string& raw) {
+  if (raw.empty()) return "";
+  std::string s = printable(raw);
+  std::size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string body;
+  for (char c : s) body += c == '|' ? std::string("\\|") : std::string(1, c);  // a pipe ends a table cell even in code
+  const std::string fence(longest + 1, '`');
+  const bool pad = s.front() == '`' || s.back() == '`' || s.front() == ' ';
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
 
 // Word-wraps `s` into lines of at most `width` code points (a longer word is cut).
 std::vector<std::string> wrap(const std::string& s, std::size_t width) {
@@ -152,7 +224,8 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width) {
   return lines;
 }
 
-std::string render_table(const Table& t, bool color, std::size_t max_width) {
+std::string render_table(const Table& table, bool color, std::size_t max_width) {
+  const Table t = printable_table(table);
   std::vector<std::string> dropped;
   const Layout l = fitted_layout(t, max_width, dropped);
   const std::size_t last = l.w.empty() ? 0 : l.w.size() - 1;
@@ -200,36 +273,31 @@ std::string render_csv(const Table& t) {
   const auto& columns = raw ? t.csv_columns : t.columns;
   const auto& rows = raw ? t.csv_rows : t.rows;
   std::string out;
-  for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_field(columns[c]);
+  for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_cell(columns[c]);
   out += "\n";
   for (const auto& r : rows) {
-    for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_field(c < r.size() ? r[c] : "");
+    for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_cell(c < r.size() ? r[c] : "");
     out += "\n";
   }
   return out;
 }
 
 std::string render_markdown(const Table& t) {
-  auto cell = [](std::string s) {
-    std::string out;
-    for (char c : s) {
-      if (c == '|') out += "\\|";
-      else if (c == '\n') out += ' ';
-      else out += c;
-    }
-    return out;
-  };
+  auto is_name = [&](std::size_t c) { return std::find(t.name_columns.begin(), t.name_columns.end(), c) != t.name_columns.end(); };
   std::string out;
-  if (!t.title.empty()) out += "**" + cell(t.title) + "**\n\n";
+  if (!t.title.empty()) out += "**" + markdown_text(t.title) + "**\n\n";
   out += "|";
-  for (const auto& c : t.columns) out += " " + cell(c) + " |";
+  for (const auto& c : t.columns) out += " " + markdown_text(c) + " |";
   out += "\n|";
   for (std::size_t c = 0; c < t.columns.size(); ++c)
     out += (c < t.align.size() && t.align[c] == Align::right) ? "---:|" : "---|";
   out += "\n";
   for (const auto& r : t.rows) {
     out += "|";
-    for (std::size_t c = 0; c < t.columns.size(); ++c) out += " " + cell(c < r.size() ? r[c] : "") + " |";
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      const std::string& v = c < r.size() ? r[c] : std::string();
+      out += " " + (is_name(c) ? markdown_code(v) : markdown_text(v)) + " |";
+    }
     out += "\n";
   }
   return out;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "io/render.hpp"
+
 namespace gpuplan::io {
 
 namespace {
@@ -21,7 +23,8 @@ nlohmann::json burn_json(const MonthBurn& b) {
           {"spent", b.spent},
           {"cap", opt(b.cap)},
           {"burn_per_day", b.burn_per_day},
-          {"forecast", b.forecast},
+          {"forecast", b.forecast_made ? nlohmann::json(b.forecast) : nlohmann::json()},
+          {"forecast_method", b.forecast_method},
           {"days_elapsed", b.days_elapsed},
           {"days_in_month", b.days_in_month},
           {"crosses_on", b.crosses_on.empty() ? nlohmann::json() : nlohmann::json(b.crosses_on)},
@@ -41,13 +44,6 @@ nlohmann::json group_json(const SpendGroup& g) {
   j["cost_per_million_tokens"] = opt(g.cost_per_million_tokens());
   j["planned"] = opt(g.planned);
   return j;
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string opt2(const std::optional<double>& v) { return v ? fmt2(*v) : ""; }
@@ -218,7 +214,8 @@ std::string summary_section(const SpendReport& r) {
   std::vector<Row> rows = {{"spent this month", fmt2(b.spent)},
                            {"cap (total)", opt2(b.cap)},
                            {"burn rate per day", fmt2(b.burn_per_day)},
-                           {"month-end forecast", fmt2(b.forecast)},
+                           {"period-end forecast", b.forecast_made ? fmt2(b.forecast) : "-"},
+                           {"forecast method", b.forecast_method},
                            {"cap crossed on", crossing(b)},
                            {"days elapsed", std::to_string(b.days_elapsed) + " of " + std::to_string(b.days_in_month)}};
   std::vector<Row> day_rows;
@@ -236,7 +233,7 @@ std::string summary_section(const SpendReport& r) {
 std::string html_escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
+  for (char c : printable(s)) {  // no control characters in any cell, as in every format
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

@@ -20,7 +20,8 @@ has out '^::error file=.*llama70b-full.yaml,line=[0-9]+::llama70b-full: max_cost
 has out '^::error file=.*qwen7b-lora-spot.yaml,line=[0-9]+::qwen7b-lora-spot: spot_checkpoint' "spot rule annotated"
 has out 'approval: .*no approved_by' "approval rule"
 expect 1 "failing, markdown" -- "$G" check "${fail_args[@]}" --format markdown
-has out '^\| llama70b-full \| max_cost \| FAIL \|' "markdown table row"
+has out '^\| `llama70b-full` \| `max_cost` \| FAIL \|' "markdown table row (names as code spans)"
+has out '^### ❌ Budget gate FAILS' "markdown verdict first"
 expect 0 "passing, json" -- "$G" check "${pass_args[@]}" --format json
 has out '"pass": true' "json verdict"
 has out '"rule": "team"' "team cap rule"

@@ -88,7 +88,7 @@ def main():
     expect("total spent", summary.get("spent this month"), cents(t["spent"]))
     expect("total cap", summary.get("cap (total)"), cents(t["cap"]))
     expect("burn rate", summary.get("burn rate per day"), cents(t["burn_per_day"]))
-    expect("forecast", summary.get("month-end forecast"), cents(t["forecast"]))
+    expect("forecast", summary.get("period-end forecast"), cents(t["forecast"]))
     if t["crosses_on"]:
         expect("crossing date", summary.get("cap crossed on", "").split(" ")[0], t["crosses_on"])
     largest = p.tables.get("largest", [])[1:]

@@ -34,7 +34,7 @@ TEST_CASE("caps add the period's ledger spend to every new estimate", "[budget]"
   ledger[0] = {"2026-12-01", "old", "nlp", "asha", "", 12, "USD", 0, {}, 0, ""};
   ledger[1] = {"2026-11-30", "older", "nlp", "asha", "", 500, "USD", 0, {}, 0, ""};  // last month: not counted
   ledger[2] = {"2026-12-02", "x", "cv", "ravi", "", 60, "USD", 0, {}, 0, ""};
-  const auto rs = check_budget(p, xs, ledger, "2026-12");
+  const auto rs = check_budget(p, xs, ledger, "2026-12-31");
   const RuleResult& total = rule(rs, "", "total");
   CHECK(total.value == Approx(12 + 60 + 20 + 15));
   CHECK_FALSE(total.pass);  // 107 > 100
@@ -58,7 +58,7 @@ TEST_CASE("per-experiment rules: max_cost, cap, deadline, spot checkpoints, appr
   e.spot = true;
   e.checkpoint_interval_seconds = 1800;
   e.gpu_hours = 150;
-  auto rs = check_budget(p, {e}, {}, "2026-12");
+  auto rs = check_budget(p, {e}, {}, "2026-12-31");
   CHECK(rule(rs, "a", "max_cost").pass);
   CHECK_FALSE(rule(rs, "a", "per_experiment").pass);
   CHECK_FALSE(rule(rs, "a", "deadline").pass);
@@ -66,7 +66,7 @@ TEST_CASE("per-experiment rules: max_cost, cap, deadline, spot checkpoints, appr
   CHECK_FALSE(rule(rs, "a", "approval").pass);
   e.approved_by = "lead";
   e.checkpoint_interval_seconds.reset();  // a spot run with no interval fails the rule
-  rs = check_budget(p, {e}, {}, "2026-12");
+  rs = check_budget(p, {e}, {}, "2026-12-31");
   CHECK(rule(rs, "a", "approval").pass);
   CHECK_FALSE(rule(rs, "a", "spot_checkpoint").pass);
 }
@@ -77,7 +77,7 @@ TEST_CASE("an experiment that cannot be priced fails, and is left out of the cap
   ExperimentCheck e;
   e.name = "x";
   e.unpriced_reason = "no run size";
-  const auto rs = check_budget(p, {e}, {}, "2026-12");
+  const auto rs = check_budget(p, {e}, {}, "2026-12-31");
   CHECK_FALSE(rule(rs, "x", "priced").pass);
   CHECK(rule(rs, "", "total").pass);
 }
