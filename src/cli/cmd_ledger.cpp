@@ -1,5 +1,7 @@
 // gpuplan ledger add|report|import|export: the record of what runs actually cost, in a JSON
 // Lines file (diffs well in git), SQLite or PostgreSQL; `check` counts it against the budget.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -11,6 +13,7 @@
 #include "gpuplan/units.hpp"
 #include "cli/ledger_source.hpp"
 #include "io/ledger.hpp"
+#include "io/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::cli {
@@ -35,6 +38,25 @@ double non_negative(const std::string& flag, const std::string& text) {
   return static_cast<double>(*v.value);
 }
 
+// The record check every store runs before a write, run first here so a bad value is named by
+// its flag ("--team: not valid UTF-8") and no store is even opened.
+void require_valid_flags(const LedgerRecord& r) {
+  static const std::map<std::string, std::string> kFlag = {{"id", "--id"}, {"experiment", "--experiment"}, {"team", "--team"},
+                                                           {"user", "--user"}, {"provider", "--provider"}, {"date", "--date"},
+                                                           {"currency", "--cost"}, {"cost", "--cost"}, {"gpu_hours", "--gpu-hours"},
+                                                           {"tokens", "--tokens"}};
+  std::vector<InputError> errors;
+  try {
+    io::check_ledger_record(r, {}, errors);
+  } catch (const InputError&) {
+    bad_flag("--experiment", "the record would be longer than the " + std::to_string(io::kMaxLedgerLineBytes / 1024) +
+                                 " KiB ledger line limit (shorten the names)");
+  }
+  if (errors.empty()) return;
+  const auto it = kFlag.find(errors.front().field());
+  bad_flag(it == kFlag.end() ? "--" + errors.front().field() : it->second, errors.front().problem());
+}
+
 void run_add(const AddFlags& f) {
   LedgerRecord r;
   r.experiment = f.experiment;
@@ -57,6 +79,7 @@ void run_add(const AddFlags& f) {
   r.team = f.team;
   r.user = f.user;
   r.id = f.id.empty() ? store::new_record_id() : f.id;
+  require_valid_flags(r);
   auto ledger = store::open_ledger(f.ledger, true);
   const bool added = ledger->append({r}) == 1;
   for (const auto& w : ledger->warnings()) warn(w);
@@ -68,16 +91,29 @@ void run_add(const AddFlags& f) {
   print_report(rep);
 }
 
+// Import or export onto the ledger being read: records written before ids existed get derived
+// ids as they are copied, so the same file would come out holding them twice.
+void require_distinct_ledgers(const std::string& from, const std::string& to) {
+  struct stat a {}, b {};
+  const bool same = from == to || (::stat(from.c_str(), &a) == 0 && ::stat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+                                   a.st_ino == b.st_ino);
+  if (same) bad_flag("--ledger", "names the ledger being read; a ledger cannot be copied into itself");
+}
+
 // Copies every record from one store to another in batches, each one transaction; ids already in
 // the target are skipped, so running it twice adds nothing. Records written before ids existed
 // get an id derived from their content.
 void copy_ledger(const std::string& from, const std::string& to) {
+  require_distinct_ledgers(from, to);
   auto src = store::open_ledger(from, false);
-  auto dst = store::open_ledger(to, true);
+  // The target is opened (and created) only once a batch has been read whole: a source that
+  // fails to read (a bad record) leaves no new file or schema behind.
+  std::unique_ptr<store::LedgerStore> dst;
   std::vector<LedgerRecord> batch;
   std::map<std::string, std::size_t> identical;
   std::size_t read = 0, added = 0;
   auto flush = [&] {
+    if (!dst) dst = store::open_ledger(to, true);
     added += dst->append(batch);
     batch.clear();
   };

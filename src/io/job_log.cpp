@@ -226,6 +226,26 @@ bool looks_like_job_log(const std::string& text) {
   return names.count("start") && names.count("end") && names.count("gpus");
 }
 
+namespace {
+
+// More GPUs busy at once than any cluster holds is a bad log (21,475 overlapping 100,000-GPU
+// jobs overflowed the int the core counts concurrency in, and printed a baseline of -2 billion
+// GPUs). The sweep here runs in 64 bits so the core's never has to.
+void require_physical_concurrency(const std::vector<Job>& jobs, const std::string& path) {
+  constexpr long long kMaxConcurrentGpus = 10000000;
+  std::vector<std::pair<double, long long>> events;
+  events.reserve(jobs.size() * 2);
+  for (const Job& j : jobs)
+    if (j.gpus > 0 && j.end > j.start) events.push_back({j.start, j.gpus}), events.push_back({j.end, -static_cast<long long>(j.gpus)});
+  std::sort(events.begin(), events.end());  // at one instant, ends (negative) come before starts
+  long long level = 0;
+  for (const auto& [t, delta] : events)
+    if ((level += delta) > kMaxConcurrentGpus)
+      fail(path, 1, 1, "gpus", "the jobs overlap to more than 10,000,000 GPUs busy at once: not a cluster's log, check the gpus column");
+}
+
+}  // namespace
+
 JobLog parse_job_log(const std::string& text, const std::string& path) {
   const auto lines = split_lines(text);
   const Line* h = first_line(lines);
@@ -261,6 +281,7 @@ JobLog parse_job_log(const std::string& text, const std::string& path) {
   // A running job (End Unknown) has run until the latest time the log shows.
   for (std::size_t i : running) log.jobs[i].end = std::max(log.jobs[i].start, log.cutoff);
   log.running = static_cast<int>(running.size());
+  require_physical_concurrency(log.jobs, path);
   return log;
 }
 

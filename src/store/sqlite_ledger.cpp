@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "gpuplan/error.hpp"
+#include "io/files.hpp"
+#include "io/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::store {
@@ -16,6 +18,27 @@ namespace gpuplan::store {
 namespace {
 
 constexpr int kSchemaVersion = 1;
+
+// A prepared statement finalized however its scope ends: a visitor or a bind that throws must
+// not leak the statement (and with it the connection, which sqlite3_close refuses to free).
+class Statement {
+ public:
+  explicit Statement(sqlite3_stmt* st) : st_(st) {}
+  ~Statement() { sqlite3_finalize(st_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  operator sqlite3_stmt*() const { return st_; }
+
+ private:
+  sqlite3_stmt* st_;
+};
+
+// A number column as stored; NaN for text, blobs and NULL, which another tool may have written
+// and which the record check then refuses instead of reading as 0.
+double column_number(sqlite3_stmt* st, int i) {
+  const int type = sqlite3_column_type(st, i);
+  return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, i) : std::nan("");
+}
 
 // Each step moves the schema from version i to i+1; a database is migrated step by step.
 const char* const kMigrations[] = {
@@ -42,10 +65,12 @@ const char* const kMigrations[] = {
 class SqliteLedger : public LedgerStore {
  public:
   SqliteLedger(const std::string& path, bool create) : path_(path) {
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+    // Writers refuse a symlinked database, as the JSON Lines writer does.
+    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW : 0) | SQLITE_OPEN_NOMUTEX;
     if (!create && !exists(path)) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open file: no such file");
     try {
       if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("cannot open");
+      if (!create) io::note_input_path(path);  // so --html/--out refuse to replace it
       sqlite3_busy_timeout(db_, static_cast<int>(lock_timeout_seconds() * 1000));
       exec_retrying_busy("PRAGMA journal_mode=WAL");
       exec("PRAGMA synchronous=FULL");
@@ -58,12 +83,13 @@ class SqliteLedger : public LedgerStore {
   ~SqliteLedger() override { sqlite3_close(db_); }
 
   std::size_t append(const std::vector<LedgerRecord>& records) override {
+    io::require_valid_records(records);  // before the transaction: a bad record commits nothing
     exec("BEGIN IMMEDIATE");
     std::size_t added = 0;
     try {
-      sqlite3_stmt* st = prepare(
+      Statement st(prepare(
           "INSERT INTO ledger (id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING");
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING"));
       for (const auto& r : records) {
         const std::string month = period_of(r.date);
         const std::string* text[] = {&r.id, &r.date, &month, &r.experiment, &r.team, &r.user, &r.provider};
@@ -72,15 +98,10 @@ class SqliteLedger : public LedgerStore {
         sqlite3_bind_text(st, 9, r.currency.c_str(), -1, SQLITE_TRANSIENT);
         sqlite3_bind_double(st, 10, r.gpu_hours);
         sqlite3_bind_double(st, 11, r.tokens);
-        const int rc = sqlite3_step(st);
-        if (rc != SQLITE_DONE) {
-          sqlite3_finalize(st);
-          fail("append failed");
-        }
+        if (sqlite3_step(st) != SQLITE_DONE) fail("append failed");
         added += static_cast<std::size_t>(sqlite3_changes(db_));
         sqlite3_reset(st);
       }
-      sqlite3_finalize(st);
       exec("COMMIT");
     } catch (...) {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -90,9 +111,9 @@ class SqliteLedger : public LedgerStore {
   }
 
   void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
-    sqlite3_stmt* st = prepare(
+    Statement st(prepare(
         "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens FROM ledger "
-        "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq");
+        "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq"));
     bind_period(st, period);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -100,29 +121,29 @@ class SqliteLedger : public LedgerStore {
       r.where = SourceLocation{path_, sqlite3_column_int(st, 0), 0};
       std::string* text[] = {&r.id, &r.date, &r.experiment, &r.team, &r.user, &r.provider};
       for (int i = 0; i < 6; ++i) *text[i] = column_text(st, i + 1);
-      r.cost = sqlite3_column_double(st, 7);
+      r.cost = column_number(st, 7);
       r.currency = column_text(st, 8);
-      r.gpu_hours = sqlite3_column_double(st, 9);
-      r.tokens = sqlite3_column_double(st, 10);
+      r.gpu_hours = column_number(st, 9);
+      r.tokens = column_number(st, 10);
+      io::require_valid_records({r});  // a row another tool wrote: refused where it sits (path:seq)
       visit(std::move(r));
     }
-    sqlite3_finalize(st);
     if (rc != SQLITE_DONE) fail("read failed");
   }
 
   std::vector<LedgerTotal> totals(const std::string& period) override {
     // Covered by the (month, team, user_name, currency, cost) index: no table rows are read.
-    sqlite3_stmt* st = prepare(
+    Statement st(prepare(
         "SELECT month, team, user_name, currency, sum(cost), count(*) FROM ledger "
-        "WHERE month BETWEEN ?1 AND ?2 GROUP BY month, team, user_name, currency");
+        "WHERE month BETWEEN ?1 AND ?2 GROUP BY month, team, user_name, currency"));
     bind_period(st, period);
     std::vector<LedgerTotal> out;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
       out.push_back({column_text(st, 0), column_text(st, 1), column_text(st, 2), column_text(st, 3), sqlite3_column_double(st, 4),
                      static_cast<std::size_t>(sqlite3_column_int64(st, 5))});
-    sqlite3_finalize(st);
     if (rc != SQLITE_DONE) fail("read failed");
+    check_totals(out, path_);
     return out;
   }
 
@@ -181,10 +202,8 @@ class SqliteLedger : public LedgerStore {
   }
 
   int user_version() {
-    sqlite3_stmt* st = prepare("PRAGMA user_version");
-    const int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-    sqlite3_finalize(st);
-    return v;
+    Statement st(prepare("PRAGMA user_version"));
+    return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
   }
 
   // Schema changes run in one IMMEDIATE transaction, so concurrent first writers serialise and
@@ -214,6 +233,10 @@ class SqliteLedger : public LedgerStore {
 }  // namespace
 
 std::unique_ptr<LedgerStore> open_sqlite_ledger(const std::string& path, bool create) {
+  // SQLite would read "file:x?mode=memory&y=.db" as a URI (an in-memory database: "appended",
+  // nothing written) and ":memory:" likewise: a ledger is a file.
+  if (path.rfind("file:", 0) == 0 || path.rfind(":memory:", 0) == 0)
+    throw InputError(SourceLocation{path, 0, 0}, "ledger", "SQLite URIs and in-memory databases are not ledgers; name the database file");
   return std::make_unique<SqliteLedger>(path, create);
 }
 
