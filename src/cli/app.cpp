@@ -15,6 +15,7 @@
 #include "cli/common.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/name_match.hpp"
+#include "io/files.hpp"
 
 namespace {
 
@@ -144,6 +145,8 @@ int run(int argc, char** argv) {
   // One process may run several invocations (tests, the CLI fuzz target): start clean.
   globals() = GlobalOptions{};
   exit_code() = 0;
+  io::track_inputs(false);  // forget the last run's inputs, then note this run's: no output
+  io::track_inputs(true);   // file may replace one of them (io/files.hpp)
   // The App is kept after the command, not destroyed: freeing estimate's ~90 options costs a
   // tenth of its run, and the OS takes the memory back at exit at no cost. Each run frees the
   // one before (tests and the CLI fuzz target call run() many times), and the kept one stays

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cli/common.hpp"
+#include "cli/flag_ranges.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
 #include "gpuplan/tco_defaults.hpp"
@@ -339,7 +340,7 @@ void read_running_costs(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   OwnedTerms& o = s.in.owned;
   o.tdp_watts = gpu.tdp_watts;
   io::PurchaseReport& p = s.purchase;
-  if (!f.power_price.empty()) o.power_price_per_kwh = money_flag("--power-price", f.power_price, {"kwh"}, run);
+  if (!f.power_price.empty()) o.power_price_per_kwh = in_flag_range("--power-price", money_flag("--power-price", f.power_price, {"kwh"}, run));
   else {
     // The buyer's country's tariff in its own currency (India: MERC's INR figure, not a
     // converted US one); a country without one gets the US figure, with a warning.

@@ -141,7 +141,16 @@ void run_calibrate(const CalibrateFlags& f) {
     if (b) r.notes.push_back(std::string(what) + " error bars: " + band_text(*b));
   }
   if (!f.out.empty()) {
-    io::write_file_atomic(f.out, io::profile_to_yaml(p));
+    // Never write a profile gpuplan's own reader refuses (a run with a 1e308-byte peak fitted
+    // one): read the text back first, and on a refusal write nothing and say which value.
+    const std::string text = io::profile_to_yaml(p);
+    try {
+      (void)io::parse_profile(text, f.out);
+    } catch (const InputErrors& e) {
+      bad_flag("--out", "the fitted profile is outside what a profile may hold (" + e.errors().front().field() + ": " +
+                            e.errors().front().problem() + "); check the runs' measurements. Nothing was written");
+    }
+    io::write_file_atomic(f.out, text);
     r.notes.push_back("profile written to " + f.out + " (load it with --profile " + f.out + ")");
     r.json["profile"] = f.out;
   }

@@ -1,7 +1,10 @@
 // gpuplan ledger add|report|import|export: the record of what runs actually cost, in a JSON
 // Lines file (diffs well in git), SQLite or PostgreSQL; `check` counts it against the budget.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -11,6 +14,7 @@
 #include "gpuplan/units.hpp"
 #include "cli/ledger_source.hpp"
 #include "io/ledger.hpp"
+#include "io/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::cli {
@@ -35,6 +39,25 @@ double non_negative(const std::string& flag, const std::string& text) {
   return static_cast<double>(*v.value);
 }
 
+// The record check every store runs before a write, run first here so a bad value is named by
+// its flag ("--team: not valid UTF-8") and no store is even opened.
+void require_valid_flags(const LedgerRecord& r) {
+  static const std::map<std::string, std::string> kFlag = {{"id", "--id"}, {"experiment", "--experiment"}, {"team", "--team"},
+                                                           {"user", "--user"}, {"provider", "--provider"}, {"date", "--date"},
+                                                           {"currency", "--cost"}, {"cost", "--cost"}, {"gpu_hours", "--gpu-hours"},
+                                                           {"tokens", "--tokens"}};
+  std::vector<InputError> errors;
+  try {
+    io::check_ledger_record(r, {}, errors);
+  } catch (const InputError&) {
+    bad_flag("--experiment", "the record would be longer than the " + std::to_string(io::kMaxLedgerLineBytes / 1024) +
+                                 " KiB ledger line limit (shorten the names)");
+  }
+  if (errors.empty()) return;
+  const auto it = kFlag.find(errors.front().field());
+  bad_flag(it == kFlag.end() ? "--" + errors.front().field() : it->second, errors.front().problem());
+}
+
 void run_add(const AddFlags& f) {
   LedgerRecord r;
   r.experiment = f.experiment;
@@ -57,6 +80,7 @@ void run_add(const AddFlags& f) {
   r.team = f.team;
   r.user = f.user;
   r.id = f.id.empty() ? store::new_record_id() : f.id;
+  require_valid_flags(r);
   auto ledger = store::open_ledger(f.ledger, true);
   const bool added = ledger->append({r}) == 1;
   for (const auto& w : ledger->warnings()) warn(w);
@@ -68,22 +92,44 @@ void run_add(const AddFlags& f) {
   print_report(rep);
 }
 
+// Import or export onto the ledger being read: records written before ids existed get derived
+// ids as they are copied, so the same file would come out holding them twice.
+void require_distinct_ledgers(const std::string& from, const std::string& to) {
+  struct stat a {}, b {};
+  const bool same = from == to || (::stat(from.c_str(), &a) == 0 && ::stat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+                                   a.st_ino == b.st_ino);
+  if (same) bad_flag("--ledger", "names the ledger being read; a ledger cannot be copied into itself");
+}
+
 // Copies every record from one store to another (into SQLite in one transaction, elsewhere in
 // batches, each one transaction); ids already in the target are skipped, so running it twice
 // adds nothing. Records written before ids existed get an id derived from their content.
 void copy_ledger(const std::string& from, const std::string& to) {
+  require_distinct_ledgers(from, to);
   auto src = store::open_ledger(from, false);
+  // A source that fails to read (a bad record) must leave no new ledger behind: the target is
+  // removed again when this copy created it and the copy throws.
+  const bool target_existed = to.find("://") != std::string::npos || std::filesystem::exists(to);
   auto dst = store::open_ledger(to, true);
   std::map<std::string, std::size_t> identical;
-  std::size_t read = 0;
-  const std::size_t added = dst->import([&](const std::function<void(LedgerRecord&&)>& sink) {
-    src->scan("", [&](LedgerRecord&& r) {
-      require_known_currency(r.currency, r.where, "currency");
-      if (r.id.empty()) r.id = store::derived_record_id(r, identical[store::derived_record_id(r, 0)]++);
-      ++read;
-      sink(std::move(r));
+  std::size_t read = 0, added = 0;
+  try {
+    added = dst->import([&](const std::function<void(LedgerRecord&&)>& sink) {
+      src->scan("", [&](LedgerRecord&& r) {
+        require_known_currency(r.currency, r.where, "currency");
+        if (r.id.empty()) r.id = store::derived_record_id(r, identical[store::derived_record_id(r, 0)]++);
+        ++read;
+        sink(std::move(r));
+      });
     });
-  });
+  } catch (...) {
+    if (!target_existed) {
+      dst.reset();
+      std::error_code ec;
+      std::filesystem::remove(to, ec);
+    }
+    throw;
+  }
   for (const auto& w : src->warnings()) warn(w);
   for (const auto& w : dst->warnings()) warn(w);
   Report rep;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -206,6 +207,42 @@ std::vector<std::string> expand_spec_paths(const std::vector<std::string>& paths
   return out;
 }
 
+namespace {
+
+// The folder a spec's paths must stay inside: GPUPLAN_SPEC_ROOT when set, else the git work tree
+// holding the spec (in CI a spec is pull-request content, and the checkout is what it may name),
+// else "" (a spec outside any repository is the user's own: no limit).
+std::filesystem::path spec_root(const std::filesystem::path& spec_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const char* r = std::getenv("GPUPLAN_SPEC_ROOT"); r && *r) return fs::weakly_canonical(r, ec);
+  for (fs::path d = fs::weakly_canonical(spec_dir.empty() ? "." : spec_dir, ec); !ec && !d.empty(); d = d.parent_path()) {
+    if (fs::exists(d / ".git", ec)) return d;
+    if (d == d.parent_path()) break;
+  }
+  return {};
+}
+
+// A path a spec names (model_config, safetensors, profile): relative to the spec, and refused
+// when it resolves (symlinks followed) outside the spec's root, so a spec cannot make the gate
+// read ~/.ssh or /proc/self/environ, nor echo a byte of them.
+std::string spec_path(const std::string& spec, const std::string& value, const SourceLocation& at, const std::string& key,
+                      std::vector<InputError>& errors) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(spec).parent_path();
+  const std::string joined = value.empty() || value.front() == '/' || dir.empty() ? value : (dir / value).string();
+  const fs::path root = spec_root(dir);
+  if (root.empty() || value.empty()) return joined;
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(joined, ec);
+  const bool inside = !ec && std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first == root.end();
+  if (!inside)
+    errors.emplace_back(at, key, "the path leaves " + root.string() + " (the spec's repository, or GPUPLAN_SPEC_ROOT); a spec may only name files inside it");
+  return joined;
+}
+
+}  // namespace
+
 Experiment load_experiment(const std::string& path) {
   Experiment x;
   x.doc = io::load_flat_yaml(path, "experiment");
@@ -218,7 +255,6 @@ Experiment load_experiment(const std::string& path) {
     return keys;
   }();
   SpecParser& parser = spec_parser();
-  const std::string dir = std::filesystem::path(path).parent_path().string();
 
   for (const auto& e : x.doc.entries) {
     const std::string key = e.key;
@@ -237,7 +273,7 @@ Experiment load_experiment(const std::string& path) {
         if (const auto st = parse_spec_status(v)) x.status = *st;
         else errors.emplace_back(e.value_where, key, "expected planned, running, done or cancelled, got \"" + v + "\"");
       }
-      else if (key == "profile") x.profile = v.empty() || v.front() == '/' || dir.empty() ? v : (std::filesystem::path(dir) / v).string();
+      else if (key == "profile") x.profile = spec_path(path, v, e.value_where, key, errors);
       continue;
     }
     std::string normal = key;
@@ -260,8 +296,7 @@ Experiment load_experiment(const std::string& path) {
     }
     for (std::string v : e.values) {
       // Paths in a spec are relative to the spec, as a reader of the repository expects.
-      if ((normal == "model_config" || normal == "safetensors") && !v.empty() && v.front() != '/' && !dir.empty())
-        v = (std::filesystem::path(dir) / v).string();
+      if (normal == "model_config" || normal == "safetensors") v = spec_path(path, v, e.value_where, key, errors);
       args.push_back(flag_of(key));
       args.push_back(v);
     }

@@ -20,12 +20,21 @@ double convert(double amount, const std::string& from, const std::string& to, co
   return *v;
 }
 
-// `--ledger -`: JSON Lines on standard input (read once, as every `-` input is).
+// `--ledger -`: JSON Lines on standard input, read once (as every `-` input is) and kept, so a
+// command that asks twice (report: the period's records, then every month) gets the same records
+// rather than opening a file named "-".
+const std::vector<LedgerRecord>& stdin_ledger() {
+  static const std::vector<LedgerRecord> records = [] {
+    io::LedgerLoad load = io::parse_ledger(io::read_file("-"), "-");
+    for (const auto& w : load.warnings) warn(w);
+    return std::move(load.records);
+  }();
+  return records;
+}
+
 std::vector<LedgerRecord> stdin_records(const std::string& period, const std::string& currency) {
-  io::LedgerLoad load = io::parse_ledger(io::read_file("-"), "-");
-  for (const auto& w : load.warnings) warn(w);
   std::vector<LedgerRecord> out;
-  for (auto& r : load.records) {
+  for (LedgerRecord r : stdin_ledger()) {
     if (!period.empty() && r.date.rfind(period, 0) != 0) continue;
     r.cost = convert(r.cost, r.currency, currency, r.where);
     r.currency = currency;
@@ -67,7 +76,14 @@ void require_known_currency(const std::string& currency, const SourceLocation& w
   throw InputError(where, field, "unknown currency \"" + currency + "\" (no exchange rate; known: " + known + ")");
 }
 
+// --period must name a month: "2026-1" would match nothing and report 0.00 as if it were an answer.
+static void require_period(const std::string& period) {
+  if (!period.empty() && !(period.size() == 7 && is_calendar_date(period + "-01")))
+    bad_flag("--period", "expected a month YYYY-MM, e.g. 2026-01");
+}
+
 std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::string& period, const std::string& currency) {
+  require_period(period);
   if (spec == "-") return stdin_records(period, currency);
   if (missing_jsonl(spec)) return {};
   auto store = store::open_ledger(spec, false);
@@ -78,7 +94,7 @@ std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::stri
     r.team = t.team;
     r.user = t.user;
     r.currency = currency;
-    r.cost = convert(t.cost, t.currency, currency, SourceLocation{spec, 0, 0});
+    r.cost = convert(t.cost, t.currency, currency, SourceLocation{store::redact_ledger_spec(spec), 0, 0});
     out.push_back(std::move(r));
   }
   for (const auto& w : store->warnings()) warn(w);
@@ -87,6 +103,7 @@ std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::stri
 
 void for_each_ledger_record(const std::string& spec, const std::string& period, const std::string& currency,
                             const std::function<void(LedgerRecord&&)>& visit) {
+  require_period(period);
   if (spec == "-") {
     for (auto& r : stdin_records(period, currency)) visit(std::move(r));
     return;
@@ -109,9 +126,13 @@ std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::str
 
 std::vector<std::pair<std::string, double>> ledger_months(const std::string& spec, const std::string& currency) {
   if (missing_jsonl(spec)) return {};
-  auto store = store::open_ledger(spec, false);
   std::map<std::string, double> months;
-  for (const auto& t : store->totals("")) months[t.month] += convert(t.cost, t.currency, currency, SourceLocation{spec, 0, 0});
+  if (spec == "-") {
+    for (const auto& r : stdin_records("", currency)) months[period_of(r.date)] += r.cost;
+    return {months.begin(), months.end()};
+  }
+  auto store = store::open_ledger(spec, false);
+  for (const auto& t : store->totals("")) months[t.month] += convert(t.cost, t.currency, currency, SourceLocation{store::redact_ledger_spec(spec), 0, 0});
   return {months.begin(), months.end()};
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cli/common.hpp"
+#include "cli/flag_ranges.hpp"
 #include "cli/model_source.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/units.hpp"
@@ -215,6 +216,7 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   if (const Profile* p = active_profile()) r.time = apply_profile(*p, r.time);  // --mfu below wins
   if (!f.mfu.empty()) r.mfu = fraction_flag("--mfu", f.mfu, 1.0);
   if (r.mfu && *r.mfu <= 0) bad_flag("--mfu", "must be above 0%");
+  if (r.mfu) in_flag_range("--mfu", *r.mfu);
 
   r.bill = build_bill(f);
   if (f.stale_after < 0 || f.stale_after > 36500) bad_flag("--stale-after", "expected 0 to 36500 days");

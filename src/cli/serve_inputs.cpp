@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cli/common.hpp"
+#include "cli/flag_ranges.hpp"
 #include "cli/format_values.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/units.hpp"
@@ -119,13 +120,13 @@ Setup build_setup(const ServeFlags& f) {
   auto pf = parse_fraction(f.peak_factor);
   if (!pf || !(*pf.value >= 1) || *pf.value > 1000) bad_flag("--peak-factor", "expected 1 to 1000 (peak rate / mean rate), got " + f.peak_factor);
   s.traffic.peak_factor = *pf.value;
-  s.req.prompt_tokens = positive("--prompt-tokens", f.prompt);
-  s.req.output_tokens = positive("--output-tokens", f.output);
+  s.req.prompt_tokens = in_flag_range("--prompt-tokens", positive("--prompt-tokens", f.prompt));
+  s.req.output_tokens = in_flag_range("--output-tokens", positive("--output-tokens", f.output));
   if (!f.max_output.empty()) {
-    s.req.max_output_tokens = positive("--max-output-tokens", f.max_output);
+    s.req.max_output_tokens = in_flag_range("--max-output-tokens", positive("--max-output-tokens", f.max_output));
     if (s.req.max_output_tokens < s.req.output_tokens) bad_flag("--max-output-tokens", "must be at least --output-tokens");
   }
-  s.req.shared_prefix_tokens = positive("--shared-prefix-tokens", f.shared_prefix, true);
+  s.req.shared_prefix_tokens = in_flag_range("--shared-prefix-tokens", positive("--shared-prefix-tokens", f.shared_prefix, true));
   if (s.req.shared_prefix_tokens >= s.req.prompt_tokens) bad_flag("--shared-prefix-tokens", "must be less than --prompt-tokens");
   if (!f.ttft.empty()) s.targets.ttft_seconds = duration("--ttft-p95", f.ttft);
   if (!f.tpot.empty()) s.targets.tpot_seconds = duration("--tpot", f.tpot);

@@ -170,7 +170,9 @@ Capex capex_for(int owned_gpus, const OwnedTerms& o, int horizon_months) {
   if (o.financing_per_year > 0) {
     // A loan repaid in equal monthly payments over the horizon (annuity).
     const double i = o.financing_per_year / 12.0;
-    c.payment_per_month = c.total * i / (1.0 - std::pow(1.0 + i, -months));
+    // 1 - (1+i)^-n through expm1/log1p: written directly it cancels to nothing for a tiny rate
+    // (1e-13 a year gave 78.64 where 0% gives 79.64); this tends to total / n as it should.
+    c.payment_per_month = c.total * i / -std::expm1(-months * std::log1p(i));
     c.interest = c.payment_per_month * months - c.total;
   }
   return c;

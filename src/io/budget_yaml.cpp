@@ -10,7 +10,7 @@
 
 namespace gpuplan::io {
 
-BudgetPolicy load_budget_policy(const std::string& path) { return parse_budget_policy(read_file(path), path); }
+BudgetPolicy load_budget_policy(const std::string& path) { return parse_budget_policy(read_file(path, kMaxSmallFileBytes), path); }
 
 BudgetPolicy parse_budget_policy(const std::string& text, const std::string& path) {
   const FlatDocument doc = parse_flat_yaml(text, path, "budget");

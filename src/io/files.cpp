@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "gpuplan/error.hpp"
 
@@ -56,7 +59,45 @@ struct Fd {
   }
 };
 
+// The files this process has read, by device and inode (names differ: ./a, a, a link to a).
+std::mutex inputs_mutex;
+bool tracking = false;
+std::set<std::pair<dev_t, ino_t>>& inputs() {
+  static std::set<std::pair<dev_t, ino_t>> files;
+  return files;
+}
+
 }  // namespace
+
+void track_inputs(bool on) {
+  std::lock_guard<std::mutex> lock(inputs_mutex);
+  tracking = on;
+  if (!on) inputs().clear();
+}
+
+void note_input_file(int fd) {
+  if (!tracking) return;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  std::lock_guard<std::mutex> lock(inputs_mutex);
+  inputs().insert({st.st_dev, st.st_ino});
+}
+
+void note_input_path(const std::string& path) {
+  if (!tracking) return;
+  struct stat st {};
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  std::lock_guard<std::mutex> lock(inputs_mutex);
+  inputs().insert({st.st_dev, st.st_ino});
+}
+
+void require_not_an_input(const std::string& path) {
+  struct stat st {};
+  if (path == "-" || ::stat(path.c_str(), &st) != 0) return;
+  std::lock_guard<std::mutex> lock(inputs_mutex);
+  if (inputs().count({st.st_dev, st.st_ino}))
+    fail(path, "is also an input of this command; refusing to overwrite it (write the output to another file)");
+}
 
 void require_regular_file(const std::string& path) {
   if (path == "-") return;
@@ -85,6 +126,7 @@ int open_regular_file(const std::string& path) {
   if (in.fd < 0) fail(path, "cannot open file: " + errno_text(errno));
   struct stat st {};  // the file opened may not be the one checked: check it again
   if (::fstat(in.fd, &st) != 0 || !S_ISREG(st.st_mode)) fail(path, "is not a regular file");
+  note_input_file(in.fd);
   ::fcntl(in.fd, F_SETFL, ::fcntl(in.fd, F_GETFL) & ~O_NONBLOCK);
   const int fd = in.fd;
   in.fd = -1;
@@ -111,6 +153,7 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
     if (!write_all(STDOUT_FILENO, contents.data(), contents.size())) fail("<stdout>", std::string("write failed: ") + std::strerror(errno));
     return;
   }
+  require_not_an_input(path);
   mode_t mode = 0;
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {

@@ -144,7 +144,7 @@ FlatDocument parse_flat_yaml_full(const std::string& text, const std::string& pa
 }
 
 FlatDocument load_flat_yaml(const std::string& path, const std::string& what) {
-  return parse_flat_yaml(read_file(path), path, what);
+  return parse_flat_yaml(read_file(path, kMaxSmallFileBytes), path, what);
 }
 
 }  // namespace gpuplan::io

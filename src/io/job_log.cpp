@@ -229,6 +229,22 @@ bool looks_like_job_log(const std::string& text) {
 
 namespace {
 
+// More GPUs busy at once than any cluster holds is a bad log (21,475 overlapping 100,000-GPU
+// jobs overflowed the int the core counts concurrency in, and printed a baseline of -2 billion
+// GPUs). The sweep here runs in 64 bits so the core's never has to.
+void require_physical_concurrency(const std::vector<Job>& jobs, const std::string& path) {
+  constexpr long long kMaxConcurrentGpus = 10000000;
+  std::vector<std::pair<double, long long>> events;
+  events.reserve(jobs.size() * 2);
+  for (const Job& j : jobs)
+    if (j.gpus > 0 && j.end > j.start) events.push_back({j.start, j.gpus}), events.push_back({j.end, -static_cast<long long>(j.gpus)});
+  std::sort(events.begin(), events.end());  // at one instant, ends (negative) come before starts
+  long long level = 0;
+  for (const auto& [t, delta] : events)
+    if ((level += delta) > kMaxConcurrentGpus)
+      fail(path, 1, 1, "gpus", "the jobs overlap to more than 10,000,000 GPUs busy at once: not a cluster's log, check the gpus column");
+}
+
 // The log from a source of numbered lines (`next(Line&)` false at the end): a whole text or a
 // file read chunk by chunk. The header is copied, since a streamed line lives only until the next.
 template <class NextLine>
@@ -276,6 +292,7 @@ JobLog parse_lines(NextLine&& next, const std::string& path) {
   // A running job (End Unknown) has run until the latest time the log shows.
   for (std::size_t i : running) log.jobs[i].end = std::max(log.jobs[i].start, log.cutoff);
   log.running = static_cast<int>(running.size());
+  require_physical_concurrency(log.jobs, path);
   return log;
 }
 

@@ -52,6 +52,15 @@ SourceLocation second_occurrence(const std::string& text, const std::string& pat
 
 }  // namespace
 
+std::string json_error_text(const std::exception& e) {
+  std::string what = e.what();
+  const std::string mark = "; last read: '";
+  const auto from = what.find(mark);
+  if (from == std::string::npos) return what;
+  const auto expected = what.rfind("'; expected");
+  return what.substr(0, from) + (expected != std::string::npos && expected >= from + mark.size() ? what.substr(expected + 1) : "");
+}
+
 json parse_json_strict(const std::string& text, const std::string& path, const std::string& what, int depth_limit) {
   check_text(text, path, what);
   check_depth(text, path, depth_limit);
@@ -69,10 +78,10 @@ json parse_json_strict(const std::string& text, const std::string& path, const s
   try {
     j = json::parse(text, cb);
   } catch (const json::parse_error& e) {
-    throw InputError(json_locate(text, path, e.byte > 0 ? e.byte - 1 : 0), "", std::string("invalid JSON: ") + e.what());
+    throw InputError(json_locate(text, path, e.byte > 0 ? e.byte - 1 : 0), "", "invalid JSON: " + json_error_text(e));
   } catch (const json::exception& e) {
     // e.g. out_of_range for a number such as 1e400 (found by fuzz_hf_config)
-    throw InputError({path, 0, 0}, "", std::string("invalid JSON: ") + e.what());
+    throw InputError({path, 0, 0}, "", "invalid JSON: " + json_error_text(e));
   }
   if (!repeated.empty())
     throw InputError(second_occurrence(text, path, repeated), quote_input(repeated),

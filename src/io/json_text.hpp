@@ -11,6 +11,10 @@
 namespace gpuplan::io {
 
 // Line and column of a byte offset in `text`.
+// nlohmann's message for `e` without its "last read: '...'" part: those are the input's own bytes
+// (a token of a credentials file a spec pointed at), and an error must never quote them.
+std::string json_error_text(const std::exception& e);
+
 SourceLocation json_locate(const std::string& text, const std::string& path, std::size_t offset);
 // Where "key" first appears in `text` (1:1 when it does not).
 SourceLocation json_locate_key(const std::string& text, const std::string& path, const std::string& key);

@@ -17,6 +17,7 @@
 
 #include "gpuplan/units.hpp"
 #include "io/files.hpp"
+#include "io/ledger_record_check.hpp"
 
 namespace gpuplan::io {
 
@@ -54,7 +55,6 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
     return it->get<double>();
   };
   r.date = str("date", true);
-  if (!r.date.empty() && !is_calendar_date(r.date)) errors.emplace_back(at, "date", "expected YYYY-MM-DD, got \"" + r.date + "\"");
   r.experiment = str("experiment", true);
   r.team = str("team", false);
   r.user = str("user", false);
@@ -72,10 +72,13 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
 }
 
 // Opens without blocking (a FIFO would otherwise hang) and refuses what is not a regular file.
+// Writers pass O_NOFOLLOW: a ledger that is a symlink (to ~/.bashrc, say) is never appended to.
 int open_regular(const std::string& path, int flags) {
   const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == ENOENT) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open file: no such file");
+    if (errno == ELOOP && (flags & O_NOFOLLOW))
+      throw InputError(SourceLocation{path, 0, 0}, "", "is a symbolic link; a ledger written to must be a plain file (name its target instead)");
     fail_errno(path, "cannot open", errno);
   }
   struct stat st {};
@@ -86,6 +89,7 @@ int open_regular(const std::string& path, int flags) {
     throw InputError(SourceLocation{path, 0, 0}, "", std::string("is ") + kind + ", not a regular file (a ledger must be a plain file)");
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (!(flags & (O_WRONLY | O_RDWR))) note_input_file(fd);
   return fd;
 }
 
@@ -152,6 +156,13 @@ void parse_row(const std::string& row, int line, bool terminated, const std::str
   }
   const std::size_t before = errors.size();
   LedgerRecord r = parse_record(j, at, errors);
+  if (errors.size() == before) {
+    try {
+      check_ledger_record(r, at, errors);
+    } catch (const InputError& e) {
+      errors.push_back(e);
+    }
+  }
   if (errors.size() == before) visit(std::move(r));
 }
 
@@ -163,9 +174,12 @@ std::unordered_set<std::string> ids_present(int fd, const std::string& path, con
   if (wanted.size() <= 16)
     for (const auto& id : wanted) needles.push_back(nlohmann::json(id).dump());
   for_each_line(fd, path, [&](const std::string& row, int, bool) {
-    if (row.find("\"id\"") == std::string::npos) return;
+    // A line another JSON writer escaped ("caf\u00e9", even the key) is always parsed: the
+    // needles are spelled as this writer spells them.
+    const bool escaped = row.find('\\') != std::string::npos;
+    if (!escaped && row.find("\"id\"") == std::string::npos) return;
     // Few ids: parse only the lines that contain one of them; many (an import): parse each line.
-    if (!needles.empty() && std::none_of(needles.begin(), needles.end(), [&](const std::string& n) { return row.find(n) != std::string::npos; }))
+    if (!escaped && !needles.empty() && std::none_of(needles.begin(), needles.end(), [&](const std::string& n) { return row.find(n) != std::string::npos; }))
       return;
     const nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
     if (!j.is_object()) return;
@@ -192,10 +206,26 @@ void lock_with_timeout(int fd, const std::string& path, double timeout_s) {
   }
 }
 
-// A last line without a newline is a record whose writer died before finishing it: every
-// completed append ends in a newline and only then reports success, so nothing committed is
-// lost by cutting it off. Called under the lock; returns the new size.
-off_t cut_torn_tail(int fd, const std::string& path, off_t size, std::string& warning) {
+// A file whose first line does not open a JSON object is not a ledger (a shell profile, a
+// config): appending to it, or cutting its "torn" tail off, would damage someone's file.
+void require_ledger_head(int fd, const std::string& path) {
+  char head[256];
+  const ssize_t n = ::pread(fd, head, sizeof head, 0);
+  if (n < 0) fail_errno(path, "read failed", errno);
+  for (ssize_t i = 0; i < n; ++i) {
+    if (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n') continue;
+    if (head[i] == '{') return;
+    throw InputError(SourceLocation{path, 1, 1}, "ledger",
+                     "not a JSON Lines ledger (the first line is not a JSON object); nothing was written");
+  }
+}
+
+// A last line without a newline is either a record whose writer died before finishing it (cut
+// short: every completed append ends in a newline and only then reports success, so nothing
+// committed is lost by cutting it off) or a whole record another tool wrote without a final
+// newline (kept: `prefix` becomes "\n" so the next record starts a line of its own). Any other
+// tail is refused. Called under the lock; returns the size to append at.
+off_t settle_tail(int fd, const std::string& path, off_t size, std::string& warning, std::string& prefix) {
   char last = '\n';
   if (size == 0 || ::pread(fd, &last, 1, size - 1) != 1 || last == '\n') return size;
   std::vector<char> buf(kMaxLedgerLineBytes + 1);
@@ -209,6 +239,15 @@ off_t cut_torn_tail(int fd, const std::string& path, off_t size, std::string& wa
     throw InputError(SourceLocation{path, 0, 0}, "ledger",
                      "the last line is longer than the " + std::to_string(kMaxLedgerLineBytes / 1024) + " KiB ledger line limit");
   if (keep < 0) keep = 0;
+  const std::string tail(buf.data() + (keep - from), static_cast<std::size_t>(size - keep));
+  const std::size_t first = tail.find_first_not_of(" \t\r");
+  if (first == std::string::npos || nlohmann::json::parse(tail, nullptr, false).is_object()) {
+    prefix = "\n";
+    return size;
+  }
+  if (tail[first] != '{' || !cut_short(tail))
+    throw InputError(SourceLocation{path, 0, 0}, "ledger",
+                     "the last line is neither a record nor one cut short by an interrupted append; nothing was written (fix it by hand)");
   if (::ftruncate(fd, keep) != 0) fail_errno(path, "cannot remove a torn last record", errno);
   warning = path + ": removed a torn last record (" + std::to_string(size - keep) + " bytes) left by an interrupted append";
   return keep;
@@ -290,10 +329,12 @@ std::string ledger_line(const LedgerRecord& r) {
 }
 
 AppendResult append_ledger(const std::string& path, const std::vector<LedgerRecord>& records, double lock_timeout_s) {
+  require_valid_records(records);  // before the file is even opened: a bad record writes nothing
   std::string out;
-  const int fd = open_regular(path, O_RDWR | O_APPEND | O_CREAT);
+  const int fd = open_regular(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW);
   try {
     lock_with_timeout(fd, path, lock_timeout_s);
+    require_ledger_head(fd, path);
     std::unordered_set<std::string> wanted;
     for (const auto& r : records)
       if (!r.id.empty()) wanted.insert(r.id);
@@ -307,8 +348,9 @@ AppendResult append_ledger(const std::string& path, const std::vector<LedgerReco
     AppendResult result;
     result.added = added;
     off_t size = ::lseek(fd, 0, SEEK_END);
-    if (!out.empty()) size = cut_torn_tail(fd, path, size, result.warning);
-    if (!out.empty()) write_or_restore(fd, path, out, size);
+    std::string prefix;
+    if (!out.empty()) size = settle_tail(fd, path, size, result.warning, prefix);
+    if (!out.empty()) write_or_restore(fd, path, prefix + out, size);
     ::close(fd);  // releases the lock
     return result;
   } catch (...) {

@@ -56,7 +56,9 @@ struct ProfileReader {
       errors.emplace_back(yaml_location(path, n), field, "expected a list of numbers");
       return out;
     }
-    for (const auto& x : n) out.push_back(number(x, field, -1, 1000));
+    // A residual is measured / estimated - 1, and nothing measured is 0: at -1 the "likely"
+    // value divides by zero (it printed "likely inf-3244.4 GiB").
+    for (const auto& x : n) out.push_back(number(x, field, -0.999, 1000));
     return out;
   }
 };
@@ -164,6 +166,6 @@ Profile parse_profile(const std::string& text, const std::string& path) {
   return p;
 }
 
-Profile read_profile(const std::string& path) { return parse_profile(read_file(path), path); }
+Profile read_profile(const std::string& path) { return parse_profile(read_file(path, kMaxSmallFileBytes), path); }
 
 }  // namespace gpuplan::io

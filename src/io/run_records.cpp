@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/name_match.hpp"
@@ -37,11 +38,17 @@ struct Reader {
     if (!v->is_string()) errors.emplace_back(at, key, "expected a string");
     return v->is_string() ? v->get<std::string>() : "";
   }
-  std::optional<double> number(const char* key, bool positive) const {
+  std::optional<double> number(const char* key, bool positive, double max = 1e300) const {
     const json* v = get(key);
     if (!v) return std::nullopt;
     if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0 || (positive && v->get<double>() == 0)) {
       errors.emplace_back(at, key, positive ? "expected a positive number or null" : "expected a non-negative number or null");
+      return std::nullopt;
+    }
+    if (v->get<double>() > max) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "expected at most %g, a physical ceiling", max);
+      errors.emplace_back(at, key, buf);
       return std::nullopt;
     }
     return v->get<double>();
@@ -199,10 +206,12 @@ RunRecord parse_record(const json& j, const SourceLocation& at, std::vector<Inpu
   r.grad_accum = std::max(1, rd.count("grad_accum", 1));
   r.steps = rd.count("steps", 0);
   r.warmup_steps = rd.count("warmup_steps", 0);
-  r.allocated_bytes = rd.number("peak_allocated_bytes", true);
-  r.reserved_bytes = rd.number("peak_reserved_bytes", true);
-  r.device_bytes = rd.number("device_bytes", true);
-  r.tokens_per_second = rd.number("tokens_per_second", true);
+  // Physical ceilings: no GPU holds 100 TB, none runs a billion tokens a second.
+  constexpr double kMaxBytes = 1e14, kMaxTokensPerSecond = 1e9;
+  r.allocated_bytes = rd.number("peak_allocated_bytes", true, kMaxBytes);
+  r.reserved_bytes = rd.number("peak_reserved_bytes", true, kMaxBytes);
+  r.device_bytes = rd.number("device_bytes", true, kMaxBytes);
+  r.tokens_per_second = rd.number("tokens_per_second", true, kMaxTokensPerSecond);
   if (r.allocated_bytes && r.reserved_bytes && *r.reserved_bytes < *r.allocated_bytes)
     errors.emplace_back(at, "peak_reserved_bytes", "is below peak_allocated_bytes (the allocator reserves at least what it allocates)");
   if (!r.allocated_bytes && !r.reserved_bytes && !r.device_bytes && !r.tokens_per_second)

@@ -1,7 +1,10 @@
 #include "io/shipped_data.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -88,27 +91,32 @@ Catalog load_files(const std::vector<std::string>& files) {
   return all;
 }
 
-// What a cached catalog was built from: each file's path, size, modification and change times
-// and inode, and the program that parsed them (a rebuilt gpuplan may read the YAML differently).
-std::string cache_key(const std::vector<std::string>& files) {
-  std::string key = "gpuplan data cache 1\n";
-  auto add = [&](const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return false;
-    key += path + '\0' + std::to_string(st.st_size) + ' ' + std::to_string(st.st_mtim.tv_sec) + '.' +
-           std::to_string(st.st_mtim.tv_nsec) + ' ' + std::to_string(st.st_ctim.tv_sec) + '.' +
-           std::to_string(st.st_ctim.tv_nsec) + ' ' + std::to_string(st.st_ino) + '\n';
-    return true;
-  };
-  if (!add("/proc/self/exe")) return "";
-  for (const auto& f : files)
-    if (!add(f)) return "";
-  return key;
-}
-
 std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+// What a cached catalog was built from: each file's path, size and content (a checksum of it:
+// stat data alone is public and easily matched by a forged cache), and the program that parsed
+// them (a rebuilt gpuplan may read the YAML differently).
+std::string cache_key(const std::vector<std::string>& files) {
+  std::string key = "gpuplan data cache 2\n";
+  struct stat exe {};
+  if (::stat("/proc/self/exe", &exe) != 0) return "";
+  key += std::to_string(exe.st_size) + ' ' + std::to_string(exe.st_mtim.tv_sec) + '.' + std::to_string(exe.st_mtim.tv_nsec) + ' ' +
+         std::to_string(exe.st_ino) + '\n';
+  for (const auto& f : files) {
+    std::string text;
+    try {
+      text = read_file(f);
+    } catch (const InputError&) {
+      return "";  // load_files reports it
+    }
+    char sum[48];
+    std::snprintf(sum, sizeof sum, " %zu %016llx\n", text.size(), static_cast<unsigned long long>(fnv1a(text)));
+    key += f + '\0' + sum;
+  }
+  return key;
 }
 
 void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -122,13 +130,53 @@ bool get_u64(std::string_view& in, std::uint64_t& v) {
 
 constexpr std::string_view kCacheMagic = "gpuplan-catalog-cache\n";
 
-// The catalog a cache file holds for `key`; nullopt when the file is missing, for other files,
-// truncated, corrupt (checksum) or from another image format: such a file is rebuilt.
-std::optional<Catalog> read_cache(const std::string& path, const std::string& key) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string_view v = text;
+// A cache file's bytes, or nullopt unless it is a regular file (not a FIFO, which would block,
+// nor a link to /dev/zero, which never ends) owned by this user, writable by no one else (another
+// user could otherwise plant prices) and no larger than kMaxCacheBytes.
+std::optional<std::string> read_cache_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  const bool trusted = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0 &&
+                       st.st_size >= 0 && static_cast<std::uint64_t>(st.st_size) <= kMaxCacheBytes;
+  std::optional<std::string> out;
+  if (trusted) {
+    std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == bytes.size()) out = std::move(bytes);
+  }
+  ::close(fd);
+  return out;
+}
+
+void write_cache(const std::string& path, const std::string& key, const Catalog& c) {
+  std::string out(kCacheMagic);
+  put_u64(out, key.size());
+  out += key;
+  const std::string blob = catalog_to_blob(c);
+  put_u64(out, blob.size());
+  out += blob;
+  put_u64(out, fnv1a(out));
+  std::error_code ec;
+  const fs::path dir = fs::path(path).parent_path();
+  if (!fs::exists(dir, ec) && fs::create_directories(dir, ec)) ::chmod(dir.c_str(), 0700);
+  try {
+    write_file_atomic(path, out);
+    ::chmod(path.c_str(), 0600);  // the reader trusts only a file no one else can write
+  } catch (const InputError&) {
+    // A cache that cannot be written (read-only home, full disk) only costs the next run time.
+  }
+}
+
+}  // namespace
+
+std::optional<Catalog> catalog_from_cache(std::string_view v, const std::string& key) {
   std::uint64_t sum = 0, key_size = 0, blob_size = 0;
   if (v.size() < kCacheMagic.size() + 8 || v.substr(0, kCacheMagic.size()) != kCacheMagic) return std::nullopt;
   std::string_view tail = v.substr(v.size() - 8);
@@ -143,25 +191,6 @@ std::optional<Catalog> read_cache(const std::string& path, const std::string& ke
     return std::nullopt;
   }
 }
-
-void write_cache(const std::string& path, const std::string& key, const Catalog& c) {
-  std::string out(kCacheMagic);
-  put_u64(out, key.size());
-  out += key;
-  const std::string blob = catalog_to_blob(c);
-  put_u64(out, blob.size());
-  out += blob;
-  put_u64(out, fnv1a(out));
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  try {
-    write_file_atomic(path, out);
-  } catch (const InputError&) {
-    // A cache that cannot be written (read-only home, full disk) only costs the next run time.
-  }
-}
-
-}  // namespace
 
 Catalog load_data_dir(const std::string& dir) { return load_files(ordered_catalog_files(dir)); }
 
@@ -183,10 +212,11 @@ Catalog load_data_dir_cached(const std::string& dir, const std::string& cache_di
   char name[64];
   std::snprintf(name, sizeof name, "catalog-%016llx.bin", static_cast<unsigned long long>(fnv1a(ec ? dir : canonical)));
   const std::string path = (fs::path(cache_dir) / name).string();
-  if (auto cached = read_cache(path, key)) {
-    if (from_cache) *from_cache = true;
-    return std::move(*cached);
-  }
+  if (const auto bytes = read_cache_file(path))
+    if (auto cached = catalog_from_cache(*bytes, key)) {
+      if (from_cache) *from_cache = true;
+      return std::move(*cached);
+    }
   Catalog c = load_files(files);  // throws on a bad file: nothing is cached then
   write_cache(path, key, c);
   return c;

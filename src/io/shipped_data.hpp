@@ -1,7 +1,10 @@
 #pragma once
 // Where the catalogs come from: the data compiled into the binary, a data directory on disk
 // (GPUPLAN_DATA_DIR, for editing shipped data without rebuilding), and user --catalog files.
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuplan/catalog.hpp"
@@ -12,10 +15,18 @@ namespace gpuplan::io {
 Catalog load_data_dir(const std::string& dir);
 
 // load_data_dir through a cache in `cache_dir` (none when empty): a catalog parsed before is
-// reused while every file keeps its path, size, times and inode and the program is the same;
-// any change, or a cache file that is corrupt or from another version, parses the YAML again
-// and rewrites the cache (atomically). `from_cache` says which happened.
+// reused while every file keeps its path and content and the program is the same; any change,
+// or a cache file that is corrupt, from another version, not a regular file, not owned by this
+// user, writable by group or others, or over kMaxCacheBytes, parses the YAML again and rewrites
+// the cache (atomically, mode 0600). `from_cache` says which happened.
 Catalog load_data_dir_cached(const std::string& dir, const std::string& cache_dir, bool* from_cache = nullptr);
+
+// The largest cache file read (the shipped catalogs' image is well under 1 MiB).
+inline constexpr std::uint64_t kMaxCacheBytes = 16ull * 1024 * 1024;
+
+// The catalog a cache file's bytes hold for `key`; nullopt when they are for other files,
+// truncated, corrupt (checksum) or from another image format. Never reads outside `bytes`.
+std::optional<Catalog> catalog_from_cache(std::string_view bytes, const std::string& key);
 
 // $XDG_CACHE_HOME/gpuplan, else ~/.cache/gpuplan; "" when neither is an absolute path.
 std::string default_cache_dir();

@@ -1,4 +1,5 @@
 #include "io/skypilot_csv.hpp"
+#include "io/files.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -834,6 +835,7 @@ SkypilotCsvLoad parse_skypilot_csv_file(const std::string& path, const Catalog& 
   if (ec || !std::filesystem::exists(status)) throw InputError({path, 0, 0}, "", "cannot open file: no such file");
   if (!std::filesystem::is_regular_file(status)) throw InputError({path, 0, 0}, "", "not a regular file");
   std::ifstream in(path, std::ios::binary);
+  note_input_path(path);
   if (!in) throw InputError({path, 0, 0}, "", "cannot open file");
   return parse_skypilot_csv(in, path, known);
 }

@@ -1,11 +1,13 @@
 #include "store/ledger_store.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <tuple>
 
+#include "gpuplan/units.hpp"
 #include "io/ledger.hpp"
 
 namespace gpuplan::store {
@@ -113,6 +115,33 @@ std::string derived_record_id(const LedgerRecord& r, std::size_t nth_identical) 
   char buf[32];
   std::snprintf(buf, sizeof buf, "legacy-%016llx", static_cast<unsigned long long>(h));
   return buf;
+}
+
+void check_totals(const std::vector<LedgerTotal>& totals, const std::string& where) {
+  for (const auto& t : totals) {
+    const bool month_ok = t.month.size() == 7 && is_calendar_date(t.month + "-01");
+    if (!month_ok || !std::isfinite(t.cost) || t.cost < 0)
+      throw InputError(SourceLocation{where, 0, 0}, "ledger",
+                       "rows not written by gpuplan: month " + std::string(month_ok ? t.month : "(not YYYY-MM)") +
+                           " sums to an impossible cost; run `gpuplan ledger export - --ledger ...` to find them");
+  }
+}
+
+std::string redact_ledger_spec(const std::string& spec) {
+  if (store_kind(spec) != StoreKind::postgres) return spec;
+  std::string out = spec;
+  const auto scheme = out.find("://");
+  const auto at = out.find('@', scheme);
+  const auto slash = out.find('/', scheme + 3);
+  const auto colon = out.find(':', scheme + 3);
+  if (at != std::string::npos && (slash == std::string::npos || at < slash) && colon < at)
+    out = out.substr(0, colon) + ":***" + out.substr(at);
+  for (std::size_t p = 0; (p = out.find("password=", p)) != std::string::npos;) {
+    p += 9;
+    const auto end = out.find_first_of("& ", p);
+    out.replace(p, end == std::string::npos ? std::string::npos : end - p, "***");
+  }
+  return out;
 }
 
 double lock_timeout_seconds() {

@@ -60,6 +60,13 @@ std::string derived_record_id(const LedgerRecord& r, std::size_t nth_identical);
 // GPUPLAN_LEDGER_LOCK_TIMEOUT overrides the default of 30.
 double lock_timeout_seconds();
 
+// Throws InputError at `where` when a store's sums are not what valid records can add up to
+// (inf, NaN, negative, a month that is not YYYY-MM): rows another tool wrote, summed in SQL.
+void check_totals(const std::vector<LedgerTotal>& totals, const std::string& where);
+
+// A --ledger value fit to print: a PostgreSQL URL's password (user:PASS@ or password=PASS) masked.
+std::string redact_ledger_spec(const std::string& spec);
+
 std::unique_ptr<LedgerStore> open_jsonl_ledger(const std::string& path, bool create);
 std::unique_ptr<LedgerStore> open_sqlite_ledger(const std::string& path, bool create);
 std::unique_ptr<LedgerStore> open_postgres_ledger(const std::string& url);

@@ -71,4 +71,5 @@ GPUPLAN_LIBPQ(int, PQntuples, (const PGresult* res), (res))
 GPUPLAN_LIBPQ(char*, PQgetvalue, (const PGresult* res, int tup_num, int field_num), (res, tup_num, field_num))
 GPUPLAN_LIBPQ(char*, PQcmdTuples, (PGresult * res), (res))
 GPUPLAN_LIBPQ(void, PQclear, (PGresult * res), (res))
+GPUPLAN_LIBPQ(char*, PQresultErrorField, (const PGresult* res, int fieldcode), (res, fieldcode))
 }

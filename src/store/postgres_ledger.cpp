@@ -1,13 +1,16 @@
 // The PostgreSQL ledger, for many CI runners and people sharing one ledger. gpuplan creates and
-// migrates its schema (under an advisory lock, so concurrent first runs do not race), and every
+// migrates its schema when it is missing or older (under an advisory lock, so concurrent first
+// runs do not race; an up-to-date schema is opened without lock or DDL), and every
 // append is `INSERT … ON CONFLICT (id) DO NOTHING` in one transaction: a retried job with the
 // same record id adds nothing.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "gpuplan/error.hpp"
+#include "io/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::store {
@@ -16,6 +19,9 @@ namespace {
 
 constexpr int kSchemaVersion = 1;
 constexpr const char* kLockKey = "4711020";  // pg_advisory_xact_lock key for schema changes
+// No statement runs longer than this: a report over millions of rows takes seconds, so ten
+// minutes means a server in trouble, and a CI gate should fail rather than hang.
+constexpr long long kStatementTimeoutMs = 600000;
 
 const char* const kMigrations[] = {
     R"(CREATE TABLE gpuplan_ledger (
@@ -38,16 +44,6 @@ const char* const kMigrations[] = {
        CREATE INDEX gpuplan_ledger_experiment ON gpuplan_ledger (experiment, month);)",
 };
 
-// The URL without a password, for messages.
-std::string redact(const std::string& url) {
-  const auto scheme = url.find("://");
-  const auto at = url.find('@');
-  if (scheme == std::string::npos || at == std::string::npos) return url;
-  const auto colon = url.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon) + ":***" + url.substr(at);
-}
-
 class Result {
  public:
   explicit Result(PGresult* r) : r_(r) {}
@@ -62,7 +58,7 @@ class Result {
 
 class PostgresLedger : public LedgerStore {
  public:
-  explicit PostgresLedger(const std::string& url) : url_(redact(url)) {
+  explicit PostgresLedger(const std::string& url) : url_(redact_ledger_spec(url)) {
     // A default connect timeout (the URL's own connect_timeout wins: later settings override),
     // so an unreachable server fails in seconds rather than the OS's minutes.
     const char* keys[] = {"connect_timeout", "dbname", nullptr};
@@ -74,7 +70,7 @@ class PostgresLedger : public LedgerStore {
       throw InputError(SourceLocation{url_, 0, 0}, "ledger", "cannot connect: " + trim(why));
     }
     try {
-      migrate();
+      open_schema();
     } catch (...) {
       PQfinish(conn_);
       throw;
@@ -83,6 +79,7 @@ class PostgresLedger : public LedgerStore {
   ~PostgresLedger() override { PQfinish(conn_); }
 
   std::size_t append(const std::vector<LedgerRecord>& records) override {
+    io::require_valid_records(records);  // before the transaction: a bad record commits nothing
     exec("BEGIN");
     std::size_t added = 0;
     try {
@@ -123,8 +120,17 @@ class PostgresLedger : public LedgerStore {
     while (PGresult* raw = PQgetResult(conn_)) {
       Result res(raw);
       const auto status = PQresultStatus(raw);
-      if (status == PGRES_SINGLE_TUPLE && error.empty()) visit(row(raw));
-      else if (status != PGRES_TUPLES_OK && status != PGRES_SINGLE_TUPLE) error = PQresultErrorMessage(raw);
+      if (status == PGRES_SINGLE_TUPLE && error.empty()) {
+        try {
+          LedgerRecord r = row(raw);
+          io::require_valid_records({r});  // a row another tool wrote: refused where it sits (url:seq)
+          visit(std::move(r));
+        } catch (...) {
+          // Drain the rest of the results first: the connection is unusable until they are read.
+          while (PGresult* rest = PQgetResult(conn_)) PQclear(rest);
+          throw;
+        }
+      } else if (status != PGRES_TUPLES_OK && status != PGRES_SINGLE_TUPLE) error = PQresultErrorMessage(raw);
     }
     if (!error.empty()) fail("read failed", error);
   }
@@ -141,6 +147,7 @@ class PostgresLedger : public LedgerStore {
     for (int i = 0; i < PQntuples(res.get()); ++i)
       out.push_back({PQgetvalue(res.get(), i, 0), PQgetvalue(res.get(), i, 1), PQgetvalue(res.get(), i, 2), PQgetvalue(res.get(), i, 3),
                      std::strtod(PQgetvalue(res.get(), i, 4), nullptr), std::strtoull(PQgetvalue(res.get(), i, 5), nullptr, 10)});
+    check_totals(out, url_);
     return out;
   }
 
@@ -173,12 +180,19 @@ class PostgresLedger : public LedgerStore {
     throw InputError(SourceLocation{url_, 0, 0}, "ledger", what + ": " + trim(why));
   }
   void check(const Result& res, ExecStatusType want, const std::string& what) const {
-    if (PQresultStatus(res.get()) != want) fail(what, PQresultErrorMessage(res.get()));
+    if (PQresultStatus(res.get()) != want) fail(what, explain(PQresultErrorMessage(res.get())));
+  }
+  // A lock or statement timeout says which setting to change.
+  static std::string explain(const std::string& why) {
+    if (why.find("lock timeout") != std::string::npos)
+      return trim(why) + " (another session held the ledger's lock for the whole GPUPLAN_LEDGER_LOCK_TIMEOUT)";
+    if (why.find("statement timeout") != std::string::npos) return trim(why) + " (the server took too long)";
+    return why;
   }
   void exec(const std::string& sql) {
     Result res(PQexec(conn_, sql.c_str()));
     const auto s = PQresultStatus(res.get());
-    if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) fail("cannot run " + sql.substr(0, 40), PQresultErrorMessage(res.get()));
+    if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) fail("cannot run " + sql.substr(0, 40), explain(PQresultErrorMessage(res.get())));
   }
 
   // COPY text format: backslash, tab, newline and carriage return escaped.
@@ -228,19 +242,37 @@ class PostgresLedger : public LedgerStore {
     return static_cast<std::size_t>(std::atoll(PQcmdTuples(ins.get())));
   }
 
+  // The schema's version; 0 when gpuplan_meta does not exist yet. A read that fails for any
+  // other reason (no permission) is an error, not a reason to run DDL.
   int schema_version() {
     Result res(PQexec(conn_, "SELECT value FROM gpuplan_meta WHERE key = 'schema_version'"));
-    if (PQresultStatus(res.get()) != PGRES_TUPLES_OK || PQntuples(res.get()) == 0) return 0;
-    return std::atoi(PQgetvalue(res.get(), 0, 0));
+    if (PQresultStatus(res.get()) == PGRES_TUPLES_OK) return PQntuples(res.get()) == 0 ? 0 : std::atoi(PQgetvalue(res.get(), 0, 0));
+    const char* state = PQresultErrorField(res.get(), PG_DIAG_SQLSTATE);
+    if (state && std::string(state) == "42P01") return 0;  // undefined_table
+    fail("cannot read the ledger schema version", explain(PQresultErrorMessage(res.get())));
+  }
+
+  // Timeouts first, so that no statement (the advisory lock included) waits on another session
+  // for longer than GPUPLAN_LEDGER_LOCK_TIMEOUT. Then the lock and DDL only when the schema is
+  // older than this gpuplan: an up-to-date ledger opens with one SELECT, which a read-only role
+  // may run, and a stuck writer elsewhere does not stop readers.
+  void open_schema() {
+    exec("SET client_min_messages = warning");
+    exec("SET lock_timeout = " + std::to_string(std::max(1LL, static_cast<long long>(lock_timeout_seconds() * 1000))));  // 0 would mean no limit
+    exec("SET statement_timeout = " + std::to_string(kStatementTimeoutMs));
+    const int have = schema_version();
+    if (have > kSchemaVersion)
+      fail("ledger schema", "version " + std::to_string(have) + " was written by a newer gpuplan (this one knows " +
+                                std::to_string(kSchemaVersion) + ")");
+    if (have < kSchemaVersion) migrate();
   }
 
   void migrate() {
-    exec("SET client_min_messages = warning");
     exec("BEGIN");
     try {
       exec(std::string("SELECT pg_advisory_xact_lock(") + kLockKey + ")");
       exec("CREATE TABLE IF NOT EXISTS gpuplan_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-      const int have = schema_version();
+      const int have = schema_version();  // again, under the lock: another first run may have migrated
       if (have > kSchemaVersion)
         fail("ledger schema", "version " + std::to_string(have) + " was written by a newer gpuplan (this one knows " +
                                   std::to_string(kSchemaVersion) + ")");

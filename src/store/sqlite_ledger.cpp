@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "gpuplan/error.hpp"
+#include "io/files.hpp"
+#include "io/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::store {
@@ -23,6 +25,26 @@ constexpr int kSchemaVersion = 1;
   "CREATE INDEX ledger_team ON ledger (team, month);"                                  \
   "CREATE INDEX ledger_user ON ledger (user_name, month);"                             \
   "CREATE INDEX ledger_experiment ON ledger (experiment, month);"
+// A prepared statement finalized however its scope ends: a visitor or a bind that throws must
+// not leak the statement (and with it the connection, which sqlite3_close refuses to free).
+class Statement {
+ public:
+  explicit Statement(sqlite3_stmt* st) : st_(st) {}
+  ~Statement() { sqlite3_finalize(st_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  operator sqlite3_stmt*() const { return st_; }
+
+ private:
+  sqlite3_stmt* st_;
+};
+
+// A number column as stored; NaN for text, blobs and NULL, which another tool may have written
+// and which the record check then refuses instead of reading as 0.
+double column_number(sqlite3_stmt* st, int i) {
+  const int type = sqlite3_column_type(st, i);
+  return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, i) : std::nan("");
+}
 
 // Each step moves the schema from version i to i+1; a database is migrated step by step.
 const char* const kMigrations[] = {
@@ -54,10 +76,12 @@ const char* const kImportCache = "PRAGMA cache_size=-262144";
 class SqliteLedger : public LedgerStore {
  public:
   SqliteLedger(const std::string& path, bool create) : path_(path) {
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+    // Writers refuse a symlinked database, as the JSON Lines writer does.
+    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW : 0) | SQLITE_OPEN_NOMUTEX;
     if (!create && !exists(path)) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open file: no such file");
     try {
       if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) fail("cannot open");
+      if (!create) io::note_input_path(path);  // so --html/--out refuse to replace it
       sqlite3_busy_timeout(db_, static_cast<int>(lock_timeout_seconds() * 1000));
       exec_retrying_busy("PRAGMA journal_mode=WAL");
       exec("PRAGMA synchronous=FULL");
@@ -70,6 +94,7 @@ class SqliteLedger : public LedgerStore {
   ~SqliteLedger() override { sqlite3_close(db_); }
 
   std::size_t append(const std::vector<LedgerRecord>& records) override {
+    io::require_valid_records(records);  // before the transaction: a bad record commits nothing
     exec("BEGIN IMMEDIATE");
     std::size_t added = 0;
     sqlite3_stmt* st = nullptr;
@@ -98,7 +123,12 @@ class SqliteLedger : public LedgerStore {
       const bool empty = is_empty();
       if (empty) exec(kDropIndexes);
       st = prepare_insert();
-      produce([&](LedgerRecord&& r) { added += insert(st, r); });
+      std::vector<InputError> bad;
+      produce([&](LedgerRecord&& r) {
+        io::check_ledger_record(r, r.where, bad);  // the one record check of every store, before it is written
+        if (!bad.empty()) throw InputErrors(std::move(bad));
+        added += insert(st, r);
+      });
       sqlite3_finalize(st);
       st = nullptr;
       if (empty) exec(kCreateIndexes);
@@ -112,9 +142,9 @@ class SqliteLedger : public LedgerStore {
   }
 
   void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
-    sqlite3_stmt* st = prepare(
+    Statement st(prepare(
         "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens FROM ledger "
-        "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq");
+        "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq"));
     bind_period(st, period);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -122,29 +152,29 @@ class SqliteLedger : public LedgerStore {
       r.where = SourceLocation{path_, sqlite3_column_int(st, 0), 0};
       std::string* text[] = {&r.id, &r.date, &r.experiment, &r.team, &r.user, &r.provider};
       for (int i = 0; i < 6; ++i) *text[i] = column_text(st, i + 1);
-      r.cost = sqlite3_column_double(st, 7);
+      r.cost = column_number(st, 7);
       r.currency = column_text(st, 8);
-      r.gpu_hours = sqlite3_column_double(st, 9);
-      r.tokens = sqlite3_column_double(st, 10);
+      r.gpu_hours = column_number(st, 9);
+      r.tokens = column_number(st, 10);
+      io::require_valid_records({r});  // a row another tool wrote: refused where it sits (path:seq)
       visit(std::move(r));
     }
-    sqlite3_finalize(st);
     if (rc != SQLITE_DONE) fail("read failed");
   }
 
   std::vector<LedgerTotal> totals(const std::string& period) override {
     // Covered by the (month, team, user_name, currency, cost) index: no table rows are read.
-    sqlite3_stmt* st = prepare(
+    Statement st(prepare(
         "SELECT month, team, user_name, currency, sum(cost), count(*) FROM ledger "
-        "WHERE month BETWEEN ?1 AND ?2 GROUP BY month, team, user_name, currency");
+        "WHERE month BETWEEN ?1 AND ?2 GROUP BY month, team, user_name, currency"));
     bind_period(st, period);
     std::vector<LedgerTotal> out;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
       out.push_back({column_text(st, 0), column_text(st, 1), column_text(st, 2), column_text(st, 3), sqlite3_column_double(st, 4),
                      static_cast<std::size_t>(sqlite3_column_int64(st, 5))});
-    sqlite3_finalize(st);
     if (rc != SQLITE_DONE) fail("read failed");
+    check_totals(out, path_);
     return out;
   }
 
@@ -230,10 +260,8 @@ class SqliteLedger : public LedgerStore {
   }
 
   int user_version() {
-    sqlite3_stmt* st = prepare("PRAGMA user_version");
-    const int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-    sqlite3_finalize(st);
-    return v;
+    Statement st(prepare("PRAGMA user_version"));
+    return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
   }
 
   // Schema changes run in one IMMEDIATE transaction, so concurrent first writers serialise and
@@ -263,6 +291,10 @@ class SqliteLedger : public LedgerStore {
 }  // namespace
 
 std::unique_ptr<LedgerStore> open_sqlite_ledger(const std::string& path, bool create) {
+  // SQLite would read "file:x?mode=memory&y=.db" as a URI (an in-memory database: "appended",
+  // nothing written) and ":memory:" likewise: a ledger is a file.
+  if (path.rfind("file:", 0) == 0 || path.rfind(":memory:", 0) == 0)
+    throw InputError(SourceLocation{path, 0, 0}, "ledger", "SQLite URIs and in-memory databases are not ledgers; name the database file");
   return std::make_unique<SqliteLedger>(path, create);
 }
 

@@ -126,4 +126,57 @@ has out '"kv_cache": 75161927' "KV cache 7.0 GiB (57,344 bytes per token x 131,0
 # --- 15.3: usable memory ----------------------------------------------------------------------------
 expect 0 "gpus show a10g" -- "$G" gpus show a10g --format json
 has out '"usable_memory_bytes": 2361' "a10g usable 21.99 GiB"
+# --- 30.13: a spec's paths stay inside its repository (or GPUPLAN_SPEC_ROOT); errors never quote a file's bytes
+mkdir -p "$TMP/repo/.git" "$TMP/repo/specs"
+printf 'ghp_SECRETSECRETSECRET\n' >"$TMP/secret.txt"
+printf 'model_config: ../../secret.txt\ntokens: 1B\n' >"$TMP/repo/specs/a.yaml"
+expect 2 "a spec naming a file outside its repository" -- "$G" check "$TMP/repo/specs"
+has err "a\.yaml:1:[0-9]+: field 'model_config': the path leaves" "names the spec line and the key"
+lacks err "SECRET" "the file is not read"
+ln -s "$TMP/secret.txt" "$TMP/repo/specs/link.json"
+printf 'model_config: link.json\ntokens: 1B\n' >"$TMP/repo/specs/a.yaml"
+expect 2 "a symlink out of the repository" -- "$G" check "$TMP/repo/specs"
+has err "the path leaves" "a link is resolved before the check"
+cp "$TMP/secret.txt" "$TMP/secret.json"
+expect 2 "--model-config on a file that is not JSON" -- "$G" estimate --model-config "$TMP/secret.json"
+lacks err "SECRET|ghp_" "--model-config: the error quotes none of the file's bytes"
+cp "$TMP/secret.txt" "$TMP/secret.safetensors"
+expect 2 "--safetensors on a file that is not one" -- "$G" estimate --safetensors "$TMP/secret.safetensors"
+lacks err "SECRET|ghp_|[0-9]{8,}" "--safetensors: the error quotes none of the file's bytes, not even as a length"
+
+# --- 30.8: a 40,000-entry safetensors index reads in linear time (58 s of CPU before)
+python3 -c '
+import json, os, struct, sys
+d = sys.argv[1]; os.makedirs(d, exist_ok=True)
+head = json.dumps({"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 8]}}).encode()
+open(os.path.join(d, "model-1.safetensors"), "wb").write(struct.pack("<Q", len(head)) + head + b"\0" * 8)
+json.dump({"weight_map": {"model.layers.%d.w" % i: "model-1.safetensors" for i in range(40000)}},
+          open(os.path.join(d, "model.safetensors.index.json"), "w"))
+' "$TMP/st"
+measure "40k-entry safetensors index" 300 5 -- "$G" estimate --safetensors "$TMP/st/model.safetensors.index.json" --format json
+
+# --- 30.11: hand-written small files are capped at 1 MiB before yaml-cpp sees them
+{ printf 'model: llama-3.1-8b\ntokens: 1B\n'; head -c 2000000 /dev/zero | tr '\0' '#'; echo; } >"$TMP/big-spec.yaml"
+expect 2 "a 2 MB experiment spec" -- "$G" check "$TMP/big-spec.yaml"
+has err "big-spec\.yaml: .*1 MiB input limit" "names the cap"
+
+# --- 30.5: an output that is one of the inputs is refused, the input kept
+printf '{"model": "llama-3.1-8b", "gpu": "rtx-4090", "tokens_per_second": 5}\n' >"$TMP/runs.jsonl"
+cp "$TMP/runs.jsonl" "$TMP/runs.orig"
+expect 2 "calibrate --out over its runs" -- "$G" calibrate --partial "$TMP/runs.jsonl" --out "$TMP/runs.jsonl"
+has err "runs\.jsonl: is also an input of this command" "names the file"
+cmp -s "$TMP/runs.jsonl" "$TMP/runs.orig" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: calibrate replaced its input"; }
+
+# --- 30.10: a FIFO or a link to /dev/zero in the catalog cache is passed over, never read
+mkdir -p "$TMP/xdg"
+env GPUPLAN_DATA_DIR="$1/../data" XDG_CACHE_HOME="$TMP/xdg" "$G" gpus list >/dev/null 2>&1
+c=$(ls "$TMP/xdg/gpuplan"/catalog-*.bin 2>/dev/null | head -1)
+if [[ -n "$c" ]]; then
+  rm -f "$c" && mkfifo "$c"
+  expect 0 "a FIFO cache file" -- env GPUPLAN_DATA_DIR="$1/../data" XDG_CACHE_HOME="$TMP/xdg" timeout 20 "$G" gpus list
+  rm -f "$c" && ln -s /dev/zero "$c"
+  expect 0 "a cache file linked to /dev/zero" -- env GPUPLAN_DATA_DIR="$1/../data" XDG_CACHE_HOME="$TMP/xdg" timeout 20 "$G" gpus list
+else
+  fail=$((fail + 1)); echo "FAIL: no cache file was written"
+fi
 finish

@@ -103,4 +103,67 @@ expect 0 "the next append removes it" -- "$G" ledger add --ledger "$L" --experim
 has err "removed a torn last record" "says it removed it"
 expect 0 "the ledger reads cleanly" -- "$G" ledger report --ledger "$L"
 lacks err "torn" "no torn record left"
+# Issue 30.2: a whole last record without a final newline (another tool wrote it) is kept; the
+# next append starts a line of its own. Only a tail cut short is removed.
+L="$TMP/nonl.jsonl"
+printf '{"date":"2026-12-01","experiment":"a","cost":1,"currency":"USD","id":"first"}' >"$L"
+expect 0 "append after a record with no final newline" -- "$G" ledger add --ledger "$L" --experiment b --cost 2 --date 2026-12-01 --id second
+lacks err "torn" "a whole last record is not called torn"
+[[ "$(records "$L")" == 2 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: the unterminated record was lost"; }
+has_line() { grep -q "$2" "$1" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: $3"; }; }
+has_line "$L" '"id":"first"' "the unterminated record is still in the file"
+
+# Issue 30.3: a symlinked ledger is refused (its target untouched), and so is a file that is not
+# a ledger: no append, no torn-tail cut.
+printf 'export PATH=/bin\nalias ll="ls -l"' >"$TMP/bashrc"
+cp "$TMP/bashrc" "$TMP/bashrc.orig"
+ln -s "$TMP/bashrc" "$TMP/link.jsonl"
+expect 2 "a symlinked ledger is refused" -- "$G" ledger add --ledger "$TMP/link.jsonl" --experiment '$(touch PWNED)' --cost 1
+has err "link.jsonl: .*symbolic link" "says it is a symbolic link"
+cp "$TMP/bashrc" "$TMP/notledger.jsonl"
+expect 2 "a file that is not a ledger is not appended to" -- "$G" ledger add --ledger "$TMP/notledger.jsonl" --experiment a --cost 1
+has err "not a JSON Lines ledger" "says it is not a ledger"
+cmp -s "$TMP/bashrc" "$TMP/bashrc.orig" && cmp -s "$TMP/notledger.jsonl" "$TMP/bashrc.orig" && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL: a refused append changed the file"; }
+printf '{"date":"2026-12-01","experiment":"a","cost":1,"currency":"USD"}\nnot json at all' >"$TMP/badtail.jsonl"
+cp "$TMP/badtail.jsonl" "$TMP/badtail.orig"
+expect 2 "a last line that is neither a record nor torn is not cut" -- "$G" ledger add --ledger "$TMP/badtail.jsonl" --experiment a --cost 1
+cmp -s "$TMP/badtail.jsonl" "$TMP/badtail.orig" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a bad tail was cut"; }
+
+# Issue 30.6: an id another JSON writer escaped ("caf\u00e9") is the same id: a retry adds nothing.
+L="$TMP/escaped.jsonl"
+printf '{"date":"2026-12-01","experiment":"a","cost":1,"currency":"USD","id":"caf\\u00e9"}\n' >"$L"
+expect 0 "retry of an escaped id" -- "$G" ledger add --ledger "$L" --experiment a --cost 1 --date 2026-12-01 --id "café"
+has out "already recorded" "the escaped id matches"
+[[ "$(records "$L")" == 1 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: an escaped id was appended twice"; }
+# NUL in an id would collapse records in SQL stores: refused where it sits, and nothing is created.
+printf '{"date":"2026-12-01","experiment":"a","cost":1,"currency":"USD","id":"run\\u0000A"}\n' >"$TMP/nul.jsonl"
+expect 2 "an id with NUL is refused on import" -- "$G" ledger import "$TMP/nul.jsonl" --ledger "$TMP/nul.db"
+has err "nul.jsonl:1:1: field 'id': contains a NUL" "names file, line and field"
+[[ ! -e "$TMP/nul.db" ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a failed import created its target"; }
+for bad in '"date":"0000-01-01"' '"date":"2026-12-99"' '"cost":1e308'; do
+  printf '{"date":"2026-12-01","experiment":"a","cost":1,"currency":"USD",%s}\n' "$bad" >"$TMP/range.jsonl"
+  expect 2 "out of range: $bad" -- "$G" ledger report --ledger "$TMP/range.jsonl"
+  has err "range.jsonl:1:1: field '(date|cost)'" "names the field of $bad"
+done
+
+# Issue 30.5: a ledger copied into itself is refused (it doubled records without ids).
+expect 2 "import a ledger into itself" -- "$G" ledger import "$TMP/escaped.jsonl" --ledger "$TMP/./escaped.jsonl"
+has err "ledger being read" "says why"
+[[ "$(records "$TMP/escaped.jsonl")" == 1 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: self-import changed the ledger"; }
+
+# Issue 30.18/19: `--ledger -` is read once (not reopened as a file named "-"); a malformed
+# --period is refused instead of reporting 0.00.
+printf '{"date":"2026-12-01","experiment":"a","cost":3,"currency":"USD"}\n' >"$TMP/stdin.jsonl"
+expect 2 "--period 2026-1" -- "$G" ledger report --ledger "$TMP/stdin.jsonl" --period 2026-1
+has err "--period.*YYYY-MM" "names the flag and the shape"
+expect 0 "report --ledger - reads standard input once" -- bash -c '"$0" report --ledger - --date 2026-12-15 --format json <"$1"' "$G" "$TMP/stdin.jsonl"
+has out '"spent"' "the dashboard came from standard input"
+lacks err "no such file" "no file named - was opened"
+
+# Issue 30.5: an output file that is one of the inputs is refused, and the input is unchanged.
+cp "$TMP/stdin.jsonl" "$TMP/self.jsonl"
+expect 2 "report --html over its own ledger" -- "$G" report --ledger "$TMP/self.jsonl" --date 2026-12-15 --html "$TMP/self.jsonl"
+has err "self.jsonl: is also an input of this command" "names the file"
+cmp -s "$TMP/self.jsonl" "$TMP/stdin.jsonl" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --html replaced the ledger"; }
 finish

@@ -102,7 +102,85 @@ for kind in "${stores[@]}"; do
   expect 2 "$kind: unknown currency refused" -- "$G" ledger add --ledger "$L" --experiment a --cost "5 XYZ"
   has err "unknown currency \"XYZ\"" "$kind: names the currency"
   same "$(records "$L")" 1 "$kind: nothing stored for the refused record"
+
+  # Issue 30.1/6: one validation on every store, before any write: a record a store could not
+  # hand back (invalid UTF-8, over the line limit, year 0000, a cost that sums to inf) is refused
+  # naming its flag, nothing is stored, and the ledger still exports.
+  L=$(ledger "$kind" valid)
+  "$G" ledger add --ledger "$L" --experiment a --cost 1 --date 2026-12-01 --id v0 >/dev/null
+  expect 2 "$kind: invalid UTF-8 --team" -- "$G" ledger add --ledger "$L" --experiment sft --team $'caf\xe9' --cost 5 --id v1
+  has err "--team.*UTF-8" "$kind: names --team"
+  expect 2 "$kind: 70,000-character --experiment" -- "$G" ledger add --ledger "$L" --experiment "$(head -c 70000 /dev/zero | tr '\0' x)" --cost 1 --id v2
+  has err "64 KiB ledger line limit" "$kind: names the line limit"
+  expect 2 "$kind: year 0000" -- "$G" ledger add --ledger "$L" --experiment a --cost 1 --date 0000-01-01 --id v3
+  has err "--date" "$kind: names --date"
+  expect 2 "$kind: --cost 1e308" -- "$G" ledger add --ledger "$L" --experiment a --cost 1e308 --id v4
+  has err "--cost.*1e\+12" "$kind: names --cost and its bound"
+  expect 2 "$kind: NUL-free control in --id" -- "$G" ledger add --ledger "$L" --experiment a --cost 1 --id $'a\tb'
+  same "$(records "$L")" 1 "$kind: nothing stored for refused records"
+  expect 0 "$kind: the ledger still exports" -- "$G" ledger export - --ledger "$L"
+  expect 2 "$kind: import a ledger into itself" -- "$G" ledger import "$L" --ledger "$L"
+  same "$(records "$L")" 1 "$kind: self-import added nothing"
 done
+
+# Issue 30.6: rows written by another tool are refused where they sit (file:seq, field), never an
+# internal error; sums that only such rows can produce (inf) are refused by the gate.
+if [[ " ${stores[*]} " == *" sqlite "* ]]; then
+  for row in "'2026-12-99', '2026-12', 1" "'2026-12-01', '2026-12', 'abc'" "'0000-01-01', '0000-01', 1"; do
+    D="$TMP/foreign.db"
+    rm -f "$D"
+    "$G" ledger add --ledger "$D" --experiment ok --cost 1 --date 2026-12-01 --id ok >/dev/null
+    python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO ledger (id, date, month, cost, experiment, currency) VALUES ('x', $row, 'e', 'USD')\"); c.commit()" "$D"
+    expect 2 "sqlite: a foreign row ($row)" -- "$G" ledger report --ledger "$D"
+    has err "foreign.db:2: field '(date|cost)'" "sqlite: names the row and field ($row)"
+    lacks err "internal error" "sqlite: no internal error ($row)"
+  done
+  D="$TMP/inf.db"
+  "$G" ledger add --ledger "$D" --experiment ok --cost 1 --date 2026-12-01 --id ok >/dev/null
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO ledger (id, date, month, experiment, cost, currency) VALUES ('x', '2026-12-02', '2026-12', 'e', 1e999, 'USD')\"); c.commit()" "$D"
+  expect 2 "sqlite: the gate refuses an inf sum" -- "$G" check "$EX/passing/experiments" --budget "$EX/passing/budget.yaml" --ledger "$D" --date 2026-12-15
+  has err "impossible cost" "sqlite: says the sum is impossible"
+  # Issue 30.4: an SQLite URI is not a ledger ("appended" to memory, nothing written).
+  expect 2 "sqlite: a URI is refused" -- "$G" ledger add --ledger 'file:spend?mode=memory&x=.db' --experiment a --cost 1
+  has err "SQLite URIs" "sqlite: says why"
+fi
+
+if [[ " ${stores[*]} " == *" postgres "* ]]; then
+  # Issue 30.9: an up-to-date ledger opens with no lock and no DDL, so a read-only role reads it
+  # and a session stuck holding the schema lock stops neither readers nor writers; a ledger that
+  # needs its schema waits for that lock only GPUPLAN_LEDGER_LOCK_TIMEOUT seconds.
+  on_db() { echo "postgresql:///t_$$_$1?host=$GPUPLAN_TEST_POSTGRES_HOST&user=${2:-${GPUPLAN_TEST_POSTGRES_USER:-gpuplan}}"; }
+  L=$(ledger postgres ro)
+  "$G" ledger add --ledger "$L" --experiment a --cost 1 --date 2026-12-01 --id r1 >/dev/null
+  psql -q "$PGURL_BASE" -c "DROP ROLE IF EXISTS gpuplan_ro_$$" -c "CREATE ROLE gpuplan_ro_$$ LOGIN" >/dev/null 2>&1
+  psql -q "$L" -c "GRANT SELECT ON gpuplan_ledger, gpuplan_meta TO gpuplan_ro_$$" >/dev/null 2>&1
+  expect 0 "postgres: a read-only role reads" -- "$G" ledger report --ledger "$(on_db ro gpuplan_ro_$$)"
+  same "$(records "$(on_db ro gpuplan_ro_$$)")" 1 "postgres: the read-only role sees the record"
+  L2=$(ledger postgres fresh)
+  psql -q "$L" -c "SELECT pg_advisory_lock(4711020)" -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
+  holder1=$!
+  psql -q "$L2" -c "SELECT pg_advisory_lock(4711020)" -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
+  holder2=$!
+  sleep 1
+  expect 0 "postgres: a held schema lock does not stop a reader" -- env GPUPLAN_LEDGER_LOCK_TIMEOUT=2 "$G" ledger report --ledger "$L"
+  expect 0 "postgres: nor a writer" -- env GPUPLAN_LEDGER_LOCK_TIMEOUT=2 "$G" ledger add --ledger "$L" --experiment b --cost 1 --id r2
+  start=$(date +%s)
+  expect 2 "postgres: a schema change gives up after the lock timeout" -- env GPUPLAN_LEDGER_LOCK_TIMEOUT=1 "$G" ledger add --ledger "$L2" --experiment a --cost 1
+  has err "lock timeout.*GPUPLAN_LEDGER_LOCK_TIMEOUT" "postgres: names the setting"
+  [[ $(($(date +%s) - start)) -le 6 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: postgres lock timeout took too long"; }
+  kill "$holder1" "$holder2" 2>/dev/null
+  wait "$holder1" "$holder2" 2>/dev/null
+  psql -q "$PGURL_BASE" -c "DROP ROLE IF EXISTS gpuplan_ro_$$" >/dev/null 2>&1
+  # Issue 30.12: a password in the URL's query is never printed.
+  expect 0 "postgres: add with password= in the URL" -- "$G" ledger add --ledger "$L&password=S3CRET-pw" --experiment c --cost 1
+  lacks out "S3CRET" "postgres: the note hides the password"
+  expect 2 "postgres: a failing URL with password=" -- "$G" ledger report --ledger "postgresql:///t_$$_nodb?host=$GPUPLAN_TEST_POSTGRES_HOST&user=gpuplan&password=S3CRET-pw"
+  lacks err "S3CRET" "postgres: the error hides the password"
+  # A row another tool wrote with an impossible cost is refused where it sits.
+  psql -q "$L" -c "INSERT INTO gpuplan_ledger (id, date, month, experiment, cost, currency) VALUES ('inf', '2026-12-03', '2026-12', 'e', 'Infinity', 'USD')" >/dev/null
+  expect 2 "postgres: a foreign row with cost Infinity" -- "$G" ledger report --ledger "$L"
+  has err "field 'cost'" "postgres: names the field"
+fi
 
 # A missing SQLite ledger is an error for readers, not a new empty database.
 expect 2 "missing sqlite ledger" -- "$G" ledger report --ledger "$TMP/nope.db"

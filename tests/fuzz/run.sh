@@ -14,7 +14,7 @@ if ! command -v clang++ >/dev/null || ! dpkg -s libclang-rt-14-dev >/dev/null 2>
 fi
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DGPUPLAN_FUZZ=ON -DGPUPLAN_BUILD_TESTS=OFF \
   -DGPUPLAN_INSTALL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_skypilot_csv fuzz_hf_config fuzz_safetensors fuzz_units fuzz_budget_files fuzz_multi_file fuzz_cli
+cmake --build "$BUILD" --target fuzz_catalog_yaml fuzz_skypilot_csv fuzz_hf_config fuzz_safetensors fuzz_units fuzz_budget_files fuzz_multi_file fuzz_cli fuzz_ledger_store fuzz_cache_file
 mkdir -p "$BUILD/artifacts"
 status=0
 # Inputs up to 1 MiB (issue 16: most round-two findings needed more than the old 64 KiB), and
@@ -25,7 +25,7 @@ dict_for() {
     hf_config | safetensors | multi_file) echo "-dict=$ROOT/tests/fuzz/json.dict" ;;
   esac
 }
-for target in catalog_yaml skypilot_csv hf_config safetensors units budget_files multi_file cli; do
+for target in catalog_yaml skypilot_csv hf_config safetensors units budget_files multi_file cli ledger_store cache_file; do
   scratch=$(mktemp -d)
   echo "fuzz_$target: ${SECONDS_EACH}s" >&2
   if ! "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 $(dict_for $target) -close_fd_mask=$([[ $target == cli ]] && echo 2 || echo 0) \

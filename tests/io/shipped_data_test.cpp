@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <map>
 #include <set>
@@ -188,4 +191,64 @@ TEST_CASE("a data directory's catalog is cached until a file changes", "[data][c
     io::write_file_atomic(s.data + "/gpus.yaml", "gpus:\n  - id: [broken\n");
     CHECK_THROWS(io::load_data_dir_cached(s.data, s.cache, &hit));
   }
+}
+
+TEST_CASE("a cache file is trusted only when it is this user's own regular file", "[data][cache]") {
+  // Issue 30.10: a FIFO blocked every run, a link to /dev/zero read until bad_alloc, and a cache
+  // anyone could write changed prices. Each is ignored (and rebuilt), never read.
+  CacheScratch s;
+  bool hit = true;
+  const Catalog first = io::load_data_dir_cached(s.data, s.cache, &hit);
+  const std::string file = s.cache_file();
+  REQUIRE(!file.empty());
+  CHECK((std::filesystem::status(file).permissions() & std::filesystem::perms::others_all) == std::filesystem::perms::none);
+  SECTION("group- or world-writable") {
+    ::chmod(file.c_str(), 0666);
+    CHECK(io::load_data_dir_cached(s.data, s.cache, &hit).offer_count() == first.offer_count());
+    CHECK_FALSE(hit);
+  }
+  SECTION("a FIFO") {
+    std::filesystem::remove(file);
+    REQUIRE(::mkfifo(file.c_str(), 0600) == 0);
+    CHECK(io::load_data_dir_cached(s.data, s.cache, &hit).offer_count() == first.offer_count());
+    CHECK_FALSE(hit);
+  }
+  SECTION("a symlink to /dev/zero") {
+    std::filesystem::remove(file);
+    std::filesystem::create_symlink("/dev/zero", file);
+    CHECK(io::load_data_dir_cached(s.data, s.cache, &hit).offer_count() == first.offer_count());
+    CHECK_FALSE(hit);
+  }
+  SECTION("owned by another user") {
+    if (::geteuid() == 0) {
+      REQUIRE(::chown(file.c_str(), 65534, 65534) == 0);
+      CHECK(io::load_data_dir_cached(s.data, s.cache, &hit).offer_count() == first.offer_count());
+      CHECK_FALSE(hit);
+    }
+  }
+  SECTION("keyed by content: a same-size edit with the times put back is still seen") {
+    const std::string sheet = s.data + "/providers/lambda.yaml";
+    struct stat before {};
+    REQUIRE(::stat(sheet.c_str(), &before) == 0);
+    std::string text = io::read_file(sheet);
+    const auto at = text.find("on_demand_per_gpu_hour: ");
+    REQUIRE(at != std::string::npos);
+    char& digit = text[text.find_first_of("0123456789", at)];
+    digit = digit == '9' ? '8' : static_cast<char>(digit + 1);
+    {
+      std::ofstream out(sheet, std::ios::binary | std::ios::trunc);  // in place: same inode
+      out << text;
+    }
+    const struct timespec times[2] = {before.st_atim, before.st_mtim};
+    REQUIRE(::utimensat(AT_FDCWD, sheet.c_str(), times, 0) == 0);
+    const Catalog edited = io::load_data_dir_cached(s.data, s.cache, &hit);
+    CHECK_FALSE(hit);
+    CHECK(io::to_json(edited) == io::to_json(io::load_data_dir(s.data)));
+  }
+}
+
+TEST_CASE("cache bytes that are not this version's image give nothing", "[data][cache]") {
+  CHECK_FALSE(io::catalog_from_cache("", "k"));
+  CHECK_FALSE(io::catalog_from_cache("gpuplan-catalog-cache\nshort", "k"));
+  CHECK_FALSE(io::catalog_from_cache(std::string(100, '\xff'), "k"));
 }

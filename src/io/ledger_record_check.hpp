@@ -1,0 +1,35 @@
+#pragma once
+// One validation for every spend-ledger record, whatever store holds it (JSON Lines, SQLite,
+// PostgreSQL): called on every record before any store writes it, so nothing is committed and
+// then reported as a failure, and on every record a store reads back, so rows written by another
+// tool are refused with their location instead of failing later as internal errors.
+#include <cstddef>
+#include <vector>
+
+#include "gpuplan/budget.hpp"
+#include "gpuplan/error.hpp"
+
+namespace gpuplan::io {
+
+// The ranges a record's fields must fall in. A date outside the years is a typo (or year 0000,
+// which PostgreSQL refuses); a cost above 1e12 in any currency is not one run's spend, and
+// summed it would reach inf. The id is what a retry is matched by, so it is bounded and printable.
+struct LedgerRecordLimits {
+  int min_year = 2000, max_year = 2099;
+  double max_cost = 1e12;        // in the record's currency
+  double max_gpu_hours = 1e9;    // 100,000 GPUs for a year is 8.8e8
+  double max_tokens = 1e16;      // the largest training runs are a few 1e13
+  std::size_t max_id_bytes = 256;
+};
+inline constexpr LedgerRecordLimits kLedgerRecordLimits{};
+
+// Appends one InputError per bad field of `r`, located at `at`: text must be valid UTF-8 without
+// NUL (the id also without any control character), the date a real calendar date, the currency
+// three capital letters, numbers finite and in range, and the whole record must fit in one
+// ledger line (kMaxLedgerLineBytes) so every store can export it.
+void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
+
+// Throws InputErrors (located at each record's `where`) when any record is bad; call before a write.
+void require_valid_records(const std::vector<LedgerRecord>& records);
+
+}  // namespace gpuplan::io
