@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
+#include "io/price_cache.hpp"
 #include "io/profile_yaml.hpp"
 #include "io/shipped_data.hpp"
 
@@ -113,6 +114,7 @@ void add_common_options(CLI::App& cmd, bool github) {
       ->check(existing_file_or_stdin());
   app.add_option("--profile", g.profile, "Calibration profile from `gpuplan calibrate`: the team's fitted constants")
       ->check(CLI::ExistingFile);
+  app.add_flag("--offline", g.offline, "Price with the shipped sheets only, not those `gpuplan prices update` cached");
   app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
   app.add_flag("--no-color", g.no_color, "Never colour the table output");
   app.add_flag("--wide", g.wide, "Print whole table cells (default: long names are cut to fit 100 columns)");
@@ -170,7 +172,8 @@ const Catalog& catalog() {
   static const Catalog* c = nullptr;
   if (c == nullptr) {
     std::vector<std::string> notices;
-    c = new Catalog(io::load_catalogs(globals().catalogs, &notices));
+    const std::string cache = globals().offline ? std::string() : io::price_cache_dir();
+    c = new Catalog(io::load_catalogs_with_cache(globals().catalogs, cache, &notices, nullptr));
     for (const auto& n : notices) warn(n);
   }
   return *c;
