@@ -105,6 +105,8 @@ namespace {
 std::optional<Catalog> load_cached_sheet(const fs::path& dir, const Catalog& known, PriceSheetMeta& meta,
                                          std::vector<std::string>& why) {
   const std::string sheet = (dir / "vms.csv").string();
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(sheet, ec))) return std::nullopt;  // a provider never fetched successfully
   if (const auto bad = untrusted_cache_file(sheet, kMaxPriceSheetBytes)) {
     why.push_back(sheet + ": " + *bad);
     return std::nullopt;
@@ -116,7 +118,6 @@ std::optional<Catalog> load_cached_sheet(const fs::path& dir, const Catalog& kno
     return std::nullopt;
   }
   meta = *m;
-  std::error_code ec;
   if (meta.bytes != fs::file_size(sheet, ec) || ec) {
     why.push_back(sheet + ": its size does not match meta.json (an interrupted update?); run `gpuplan prices update`");
     return std::nullopt;
