@@ -2,7 +2,7 @@
 # Installs what is missing (Debian 12), builds gpuplan, and runs a real estimate on the shipped data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PACKAGES="cmake g++ ninja-build libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev catch2 libsqlite3-dev libpq-dev"
+PACKAGES="cmake g++ ninja-build libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev catch2 libsqlite3-dev libpq-dev libcurl4-openssl-dev"
 missing=""
 for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [[ -n "$missing" ]]; then

@@ -115,6 +115,9 @@ struct Provider {
   std::optional<double> tax_rate;       // the sales tax rate that applies to this sheet's prices
   TaxBasis tax_basis = TaxBasis::exclusive;  // whether the listed prices already include tax_rate
   std::string country;                  // where the provider bills from (ISO alpha-2), "" = unknown
+  // When `gpuplan prices update` last fetched or confirmed this sheet (UTC, ISO 8601) if it came
+  // from the price cache; "" for shipped and --catalog sheets. `source` is then the URL.
+  std::string cached_at;
   std::vector<Offer> offers;
   SourceLocation where;
 };

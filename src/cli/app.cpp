@@ -118,6 +118,7 @@ constexpr Alone kAlone[] = {
     {"plan", gpuplan::cli::setup_plan},         {"calibrate", gpuplan::cli::setup_calibrate},
     {"gpus", gpuplan::cli::setup_gpus},         {"models", gpuplan::cli::setup_models},
     {"providers", gpuplan::cli::setup_providers}, {"catalog", gpuplan::cli::setup_catalog},
+    {"prices", gpuplan::cli::setup_prices},
 };
 
 void register_for(CLI::App& app, int argc, char** argv) {

@@ -8,6 +8,18 @@
 
 namespace gpuplan::cli {
 
+namespace {
+
+// Where a provider's prices were read: the price cache, a --catalog file, or the shipped data.
+std::string sheet_origin(const Provider& p) {
+  if (!p.cached_at.empty()) return "cache";
+  for (const auto& f : globals().catalogs)
+    if (p.where.path == f) return "--catalog";
+  return "shipped";
+}
+
+}  // namespace
+
 void setup_providers(CLI::App& app) {
   auto* cmd = app.add_subcommand("providers", "List providers or show one price sheet");
   cmd->footer("Examples:\n  gpuplan providers list\n  gpuplan providers show digitalocean --format markdown");
@@ -17,19 +29,28 @@ void setup_providers(CLI::App& app) {
   list->callback([] {
     Report r;
     io::Table t;
-    t.columns = {"id", "name", "currency", "offers", "prices_as_of", "billing_s", "tax_rate"};
+    t.columns = {"id", "name", "currency", "offers", "prices_as_of", "age_days", "from", "billing_s", "tax_rate"};
     t.csv_columns = t.columns;
-    t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right, io::Align::right};
+    t.align = {io::Align::left, io::Align::left, io::Align::left, io::Align::right, io::Align::left, io::Align::right,
+               io::Align::left, io::Align::right, io::Align::right};
     r.json["providers"] = nlohmann::json::array();
+    const std::string today = today_utc();
     for (const auto& p : catalog().providers) {
+      const auto age = prices_age_days(p, today);
       nlohmann::json j = io::terms_json(p);
       j["offer_count"] = p.offers.size();
+      j["prices_age_days"] = age ? nlohmann::json(*age) : nlohmann::json();
+      j["prices_from"] = sheet_origin(p);
+      j["prices_cached_at"] = p.cached_at.empty() ? nlohmann::json() : nlohmann::json(p.cached_at);
       r.json["providers"].push_back(j);
-      t.rows.push_back({p.id, p.name, p.currency, std::to_string(p.offers.size()), p.prices_as_of,
-                        std::to_string(p.billing_increment_seconds), opt_num(p.tax_rate, 2)});
+      t.rows.push_back({p.id, p.name, p.currency, std::to_string(p.offers.size()), p.prices_as_of, age ? std::to_string(*age) : "-",
+                        sheet_origin(p), std::to_string(p.billing_increment_seconds), opt_num(p.tax_rate, 2)});
       t.csv_rows.push_back(t.rows.back());
+      t.csv_rows.back()[5] = age ? std::to_string(*age) : "";
       t.csv_rows.back().back() = io::raw(p.tax_rate);  // empty when the sheet states none
+      if (!p.cached_at.empty()) r.notes.push_back(p.id + ": fetched from " + p.source + " at " + p.cached_at);
     }
+    if (!r.notes.empty()) r.notes.push_back("from cache = `gpuplan prices update`; --offline lists the shipped sheets only");
     r.tables.push_back(t);
     print_report(r);
   });
@@ -64,7 +85,7 @@ void setup_providers(CLI::App& app) {
                           opt_num(o.price(Pricing::reserved_3y), 4)});
     }
     r.tables.push_back(std::move(t));
-    r.notes.push_back("source: " + p.source);
+    r.notes.push_back("source: " + p.source + (p.cached_at.empty() ? "" : " (`gpuplan prices update`, fetched " + p.cached_at + ")"));
     print_report(r);
   });
 }

@@ -20,6 +20,7 @@ void setup_ledger(CLI::App& app);
 void setup_plan(CLI::App& app);
 void setup_report(CLI::App& app);
 void setup_calibrate(CLI::App& app);
+void setup_prices(CLI::App& app);
 void setup_cli_docs(CLI::App& app);  // hidden: completions and man page
 
 inline void register_commands(CLI::App& app) {
@@ -27,7 +28,8 @@ inline void register_commands(CLI::App& app) {
   static constexpr Setup kCommands[] = {setup_estimate, setup_compare, setup_serve, setup_buy_vs_rent, setup_demand,
                                         setup_replay, setup_advise,
                                         setup_check, setup_ledger, setup_report, setup_plan, setup_calibrate,
-                                        setup_gpus, setup_models, setup_providers, setup_catalog, setup_cli_docs};
+                                        setup_gpus, setup_models, setup_providers, setup_catalog, setup_prices,
+                                        setup_cli_docs};
   for (Setup s : kCommands) s(app);
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
+#include "io/price_cache.hpp"
 #include "io/profile_yaml.hpp"
 #include "io/shipped_data.hpp"
 
@@ -111,9 +112,11 @@ void add_common_options(CLI::App& cmd, unsigned uses) {
   app.add_option("--format", g.format, github ? "Output format (github: workflow annotations)" : "Output format")
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
-  if (uses & kCatalogs)
+  if (uses & kCatalogs) {
     app.add_option("--catalog", g.catalogs, "Extra catalog: YAML, or a SkyPilot vms.csv price sheet (repeatable; later files override by id)")
         ->check(existing_file_or_stdin());
+    app.add_flag("--offline", g.offline, "Price with the shipped sheets only, not those `gpuplan prices update` cached");
+  }
   if (uses & kProfile)
     app.add_option("--profile", g.profile, "Calibration profile from `gpuplan calibrate`: the team's fitted constants")
         ->check(CLI::ExistingFile);
@@ -194,7 +197,8 @@ const Catalog& catalog() {
   static const Catalog* c = nullptr;
   if (c == nullptr) {
     std::vector<std::string> notices;
-    c = new Catalog(io::load_catalogs(globals().catalogs, &notices));
+    const std::string cache = globals().offline ? std::string() : io::price_cache_dir();
+    c = new Catalog(io::load_catalogs_with_cache(globals().catalogs, cache, &notices, nullptr));
     for (const auto& n : notices) warn(n);
   }
   return *c;

@@ -26,6 +26,7 @@ struct GlobalOptions {
   bool no_color = false;
   bool wide = false;  // tables as wide as their content (default: cut to fit 100 columns)
   std::string profile;  // --profile FILE: calibrated constants (gpuplan calibrate)
+  bool offline = false;  // --offline: the shipped sheets only, not the price cache (gpuplan prices update)
 };
 GlobalOptions& globals();
 Format output_format();

@@ -9,6 +9,7 @@
 
 #include "io/catalog_blob.hpp"
 #include "io/files.hpp"
+#include "io/price_cache.hpp"
 #include "io/shipped_data.hpp"
 #include "io/skypilot_csv.hpp"
 #include "io/yaml_catalog.hpp"
@@ -80,8 +81,9 @@ std::string skypilot_cache_sheet(const std::string& spec) {
   return best;
 }
 
-Catalog load_catalogs(const std::vector<std::string>& user_files, std::vector<std::string>* notices) {
-  Catalog c = load_shipped_catalog();
+namespace {
+
+Catalog merge_user_files(Catalog c, const std::vector<std::string>& user_files, std::vector<std::string>* notices) {
   for (const auto& spec : user_files) {
     const bool cache = spec.rfind("skypilot:", 0) == 0;
     const std::string f = cache ? skypilot_cache_sheet(spec) : spec;
@@ -109,6 +111,20 @@ Catalog load_catalogs(const std::vector<std::string>& user_files, std::vector<st
     c.merge(std::move(load.catalog));
   }
   return c;
+}
+
+}  // namespace
+
+Catalog load_catalogs(const std::vector<std::string>& user_files, std::vector<std::string>* notices) {
+  return merge_user_files(load_shipped_catalog(), user_files, notices);
+}
+
+Catalog load_catalogs_with_cache(const std::vector<std::string>& user_files, const std::string& price_cache,
+                                 std::vector<std::string>* notices, std::vector<CachedPrices>* cached) {
+  Catalog c = load_shipped_catalog();
+  auto used = merge_cached_prices(c, price_cache, notices);
+  if (cached) *cached = std::move(used);
+  return merge_user_files(std::move(c), user_files, notices);
 }
 
 }  // namespace gpuplan::io

@@ -55,6 +55,22 @@ void add_run_cost(nlohmann::json& j, const PricedOffer& p) {
 
 }  // namespace
 
+std::string cached_prices_note(const std::vector<PricedOffer>& offers, const RunSettings& run) {
+  std::vector<const Provider*> seen;
+  std::string list;
+  for (const auto& p : offers) {
+    if (p.provider->cached_at.empty() || std::find(seen.begin(), seen.end(), p.provider) != seen.end()) continue;
+    seen.push_back(p.provider);
+    const auto age = prices_age_days(*p.provider, run.today);
+    std::string when = p.provider->cached_at;
+    if (when.size() == 20) when = when.substr(0, 10) + " " + when.substr(11, 5) + " UTC";
+    list += (list.empty() ? "" : "; ") + p.provider->id + " from " + p.provider->source + ", fetched " + when +
+            (age ? " (" + std::to_string(*age) + (*age == 1 ? " day" : " days") + " old)" : "");
+  }
+  if (list.empty()) return "";
+  return "prices from `gpuplan prices update`: " + list + "; other providers' from the shipped sheets (--offline: shipped only)";
+}
+
 nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
   const OfferEvaluation& e = p.eval;
   nlohmann::json j = {{"provider", p.provider->id},
@@ -84,6 +100,10 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
                       {"pareto", p.pareto},
                       {"same_price_regions", p.same_price_regions}};
   if (const auto age = prices_age_days(*p.provider, run.today)) j["prices_age_days"] = *age;
+  // Which sheet priced it: the price cache's (`gpuplan prices update`) or a catalog's.
+  j["prices_source"] = p.provider->source;
+  j["prices_from_cache"] = !p.provider->cached_at.empty();
+  j["prices_cached_at"] = p.provider->cached_at.empty() ? nlohmann::json() : nlohmann::json(p.provider->cached_at);
   if (p.offer->spot_low && p.offer->spot_high)
     j["spot_range_per_gpu_hour"] = {{"low", *p.offer->spot_low}, {"high", *p.offer->spot_high},
                                     {"zones", p.offer->spot_zones}, {"currency", p.provider->currency}};
@@ -177,6 +197,7 @@ std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, con
   if (resharded)
     notes.push_back("* " + std::string(to_string(asked.sharding)) +
                     " replicas do not fit those offers' GPUs: priced with the model states sharded (fsdp)");
+  if (auto cached = cached_prices_note(offers, run); !cached.empty()) notes.push_back(std::move(cached));
   if (stale)
     notes.push_back("! = the sheet's prices are older than " + std::to_string(run.stale_after_days) +
                     " days (--stale-after) or undated: check them before deciding");

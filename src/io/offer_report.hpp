@@ -17,6 +17,10 @@ Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& ru
 Table excluded_table(const std::vector<PricedOffer>& offers, Pricing pricing);
 nlohmann::json excluded_json(const std::vector<PricedOffer>& offers, Pricing pricing);
 
+// "prices from `gpuplan prices update`: runpod from URL, fetched ... (N days old); ..." for the
+// offers whose sheet came from the price cache; "" when none did.
+std::string cached_prices_note(const std::vector<PricedOffer>& offers, const RunSettings& run);
+
 // Notes for the offers shown: unpriced storage/egress, assumed links, unknown preemption
 // rates, and how rows were adjusted from the job as asked.
 std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed,

@@ -43,4 +43,11 @@ Catalog load_shipped_catalog();
 // what a SkyPilot sheet left out (unmapped accelerator names, unpriced rows) is appended to it.
 Catalog load_catalogs(const std::vector<std::string>& user_files, std::vector<std::string>* notices = nullptr);
 
+// load_catalogs with the sheets `gpuplan prices update` cached under `price_cache` (none when
+// "") merged over the shipped ones first, so a --catalog file still has the last word. Cached
+// sheets passed over are reported in `notices`; those used are listed in `cached`.
+struct CachedPrices;
+Catalog load_catalogs_with_cache(const std::vector<std::string>& user_files, const std::string& price_cache,
+                                 std::vector<std::string>* notices, std::vector<CachedPrices>* cached);
+
 }  // namespace gpuplan::io

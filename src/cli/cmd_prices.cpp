@@ -1,0 +1,97 @@
+// `gpuplan prices update`: refresh the price cache from SkyPilot's hosted catalog or a mirror.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "io/price_update.hpp"
+#include "io/shipped_data.hpp"
+
+namespace gpuplan::cli {
+namespace {
+
+struct PricesFlags {
+  std::vector<std::string> providers;
+  std::string from = io::kSkypilotCatalogBase;
+  double timeout_s = 120;
+  double connect_timeout_s = 15;
+  std::uint64_t max_bytes = io::kMaxPriceSheetBytes;
+};
+
+Report update_report(const std::vector<io::ProviderUpdate>& updates, const std::string& cache) {
+  Report r;
+  io::Table t;
+  t.columns = {"provider", "outcome", "offers", "bytes", "source / reason"};
+  t.csv_columns = {"provider", "outcome", "offers", "bytes", "source", "reason"};
+  t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::left};
+  t.cuttable = {4};
+  r.json["cache_dir"] = cache;
+  r.json["updates"] = nlohmann::json::array();
+  for (const auto& u : updates) {
+    const bool ok = u.outcome != io::ProviderUpdate::Outcome::failed;
+    const bool fresh = u.outcome == io::ProviderUpdate::Outcome::updated;
+    r.json["updates"].push_back({{"provider", u.provider}, {"outcome", io::to_string(u.outcome)}, {"source", u.source},
+                                 {"offers", fresh ? nlohmann::json(u.offers) : nlohmann::json()},
+                                 {"bytes", fresh ? nlohmann::json(u.bytes) : nlohmann::json()},
+                                 {"checked_at", ok ? nlohmann::json(u.checked_at) : nlohmann::json()},
+                                 {"reason", ok ? nlohmann::json() : nlohmann::json(u.reason)}});
+    t.rows.push_back({u.provider, io::to_string(u.outcome), fresh ? std::to_string(u.offers) : "-",
+                      fresh ? std::to_string(u.bytes) : "-", ok ? u.source : u.reason});
+    t.csv_rows.push_back({u.provider, io::to_string(u.outcome), fresh ? std::to_string(u.offers) : "",
+                          fresh ? std::to_string(u.bytes) : "", u.source, ok ? "" : u.reason});
+  }
+  r.tables.push_back(std::move(t));
+  r.notes.push_back("cache: " + cache + "; every pricing command now uses these sheets over the shipped ones "
+                    "(--offline: shipped only); unchanged = the server said the cached sheet is current");
+  return r;
+}
+
+void run_update(const PricesFlags& f) {
+  io::PriceUpdateOptions o;
+  o.providers = f.providers;
+  o.from = f.from;
+  o.total_timeout_ms = static_cast<long>(f.timeout_s * 1000);
+  o.connect_timeout_ms = static_cast<long>(f.connect_timeout_s * 1000);
+  o.max_bytes = f.max_bytes;
+  o.progress = !globals().quiet && ::isatty(STDERR_FILENO) != 0;
+  const std::string cache = io::price_cache_dir();
+  const auto updates = io::update_prices(o, io::load_shipped_catalog(), cache);
+  print_report(update_report(updates, cache));
+  for (const auto& u : updates) {
+    if (u.outcome != io::ProviderUpdate::Outcome::failed) continue;
+    // Errors, not warnings: -q does not hide them.
+    std::fprintf(stderr, "gpuplan: error: %s: %s (%s); its previous cached sheet, if any, is kept\n", u.provider.c_str(),
+                 u.reason.c_str(), u.source.c_str());
+    exit_code() = 1;
+  }
+}
+
+}  // namespace
+
+void setup_prices(CLI::App& app) {
+  auto* cmd = app.add_subcommand("prices", "Refresh the price sheets every command prices with");
+  cmd->footer(
+      "Examples:\n  gpuplan prices update\n  gpuplan prices update --provider runpod --provider lambda\n"
+      "  gpuplan prices update --from https://mirror.example.com/skypilot-catalog/\n"
+      "  gpuplan prices update --from ./skypilot-catalog   # a local copy: catalogs/v8/<cloud>/vms.csv\n\n"
+      "Exit status: 0 every provider updated or unchanged; 1 one failed (its previous cache is kept); 2 bad flags.");
+  cmd->require_subcommand(1);
+  auto f = std::make_shared<PricesFlags>();
+  auto* update = cmd->add_subcommand("update", "Download current price sheets (SkyPilot's catalogs/v8/<cloud>/vms.csv) into the cache");
+  update->add_option("--provider", f->providers, "Only this provider, by SkyPilot's cloud name (repeatable; default: aws gcp lambda "
+                                                 "runpod oci nebius vast cudo jarvislabs)");
+  update->add_option("--from", f->from, "Base URL of a mirror, or a folder with the same catalogs/v8/<cloud>/vms.csv layout")
+      ->capture_default_str();
+  update->add_option("--timeout", f->timeout_s, "Give up on one download after this many seconds")
+      ->check(CLI::Range(0.1, 3600.0))->capture_default_str();
+  update->add_option("--connect-timeout", f->connect_timeout_s, "Give up connecting after this many seconds")
+      ->check(CLI::Range(0.1, 600.0))->capture_default_str();
+  update->add_option("--max-bytes", f->max_bytes, "Refuse a sheet larger than this (at most the default)")->capture_default_str();
+  add_common_options(*update);
+  for (const char* unused : {"--catalog", "--profile", "--offline"}) remove_option(*update, unused);
+  update->callback([f] { run_update(*f); });
+}
+
+}  // namespace gpuplan::cli
