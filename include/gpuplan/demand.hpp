@@ -51,6 +51,10 @@ struct DemandSummary {
   int jobs = 0;                    // GPU jobs counted
   double gpu_hours = 0;
   double gpu_hours_per_week = 0;
+  // The log's length in 730-hour months (span_hours / kHoursPerMonth) and its GPU-hours per such
+  // month: the one "per month" demand, replay, buy-vs-rent and advise report for a log.
+  double months = 0;
+  double gpu_hours_per_month = 0;
   double mean_gpus = 0;            // gpu_hours / span
   double baseline_gpus = 0;        // concurrency at baseline_quantile (time-weighted)
   double baseline_quantile = 0.5;
@@ -78,6 +82,9 @@ struct ConcurrencyBucket {
   double mean_gpus = 0;
   int peak_gpus = 0;
 };
+// Where the bucket of `seconds` holding time t starts: a week (or whole weeks) on a Monday
+// 00:00 UTC, as ISO 8601 weeks do; shorter buckets on multiples of their length from midnight UTC.
+double bucket_start(double t, double seconds);
 std::vector<ConcurrencyBucket> concurrency_buckets(const std::vector<ConcurrencyStep>& steps, double from, double to,
                                                    double seconds);
 

@@ -75,20 +75,25 @@ struct CloudPrice {
   double spot = 0, on_demand = 0;          // money
   double spot_billed_gpu_hours = 0, on_demand_billed_gpu_hours = 0;
   bool spot_available = false;             // a spot offer could run it; else it bursts on-demand
+  int on_demand_offer = -1, spot_offer = -1;  // the offer it rents on: index into FleetCostTerms' on_demand / spot offers
 };
 struct FleetCostTerms {
   OwnedTerms owned;
   RentTerms on_demand, spot;               // spot.offers may be empty
   int horizon_months = 36;
+  // The months the money is spread over: the log's own length (DemandSummary::months), so every
+  // fleet of one log divides by the same period; 0: the replay window (first arrival .. last end).
+  double months = 0;
 };
 std::vector<CloudPrice> cloud_prices(const std::vector<ReplayJob>& jobs, const FleetCostTerms& t);
 
 struct FleetMonth {
-  double months = 0;                       // the replay window in 730-hour months
+  double months = 0;                       // FleetCostTerms::months, else the replay window, in 730-hour months
   MonthlyCost owned;                       // option_cost of the owned GPUs at their replayed busy hours
   double spot = 0, on_demand = 0;          // burst money per month
   double spot_billed_gpu_hours = 0, on_demand_billed_gpu_hours = 0;  // per month
   int spot_fallbacks = 0;                  // checkpointing jobs that went on-demand (no spot offer)
+  int on_demand_offer = -1, spot_offer = -1;  // the offer that took most of that burst money; -1: none burst there
   double total = 0;                        // owned.total + spot + on_demand
 };
 FleetMonth fleet_month(const ReplayResult& r, const std::vector<ReplayJob>& jobs, const std::vector<CloudPrice>& prices,

@@ -12,6 +12,7 @@
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/cost.hpp"
 #include "gpuplan/model.hpp"
+#include "gpuplan/units.hpp"
 #include "gpuplan/workload.hpp"
 
 namespace gpuplan {
@@ -173,7 +174,7 @@ struct Scaling {
   double cold_start_seconds = 0;      // launch + weight load before a scaled-to-zero replica answers
 };
 
-inline constexpr double kHoursPerMonth = 730;
+// kHoursPerMonth: gpuplan/units.hpp, the one month every command uses.
 
 // One replica's state at a steady arrival rate: its mean concurrency solves Little's law
 // B = lambda * (prefill + (output - 1) * step(B)), capped at the operating batch.

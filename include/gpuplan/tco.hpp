@@ -134,6 +134,8 @@ std::optional<double> payback_months(const MonthlyCost& owned, const MonthlyCost
 // Cumulative spend at month 0..horizon: renting, and owning `owned` GPUs (the price at month 0,
 // or payments when financed; resale comes back at the last month).
 std::vector<double> cumulative_cost(int owned, const TcoInputs& in);
+// The same series for a month already priced (a replayed fleet's, tco_jobs.hpp).
+std::vector<double> cumulative_cost(const MonthlyCost& m, const Capex& c, int horizon_months);
 
 // A reserved commitment against paying as you go on the same offer: the offer of in.rent.offers
 // with both prices whose commitment for the fleet costs least.

@@ -1,4 +1,5 @@
 #pragma once
+#include "gpuplan/units.hpp"
 // The defaults `gpuplan buy-vs-rent` uses when a flag is not given. Every one is a number with
 // its source; "derived" marks arithmetic done here on cited inputs. Money is USD (the CLI
 // converts). Consumer and workstation cards get the desk-side figures, data-centre parts the
@@ -6,9 +7,8 @@
 namespace gpuplan::tco_defaults {
 
 // --- time -----------------------------------------------------------------------------------
-// 730 hours a month, 8760 a year: the month src/core/cost.cpp bills storage by, and Infracost's
-// default "730 h/month" (shared/reference/cost_notes.md §2).
-inline constexpr double kHoursPerMonth = 730.0;
+// The month: gpuplan::kHoursPerMonth (units.hpp), the one every command uses.
+using gpuplan::kHoursPerMonth;
 // --horizon. source: cost_notes.md §3: the 8xH100 figures are a "3-yr TCO" (v2-pseo-ai.pages.dev)
 // and the datafabric.cloud rule of thumb is "sustained utilisation > ~50% over 3 years".
 inline constexpr int kHorizonMonths = 36;

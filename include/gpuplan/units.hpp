@@ -12,6 +12,14 @@ namespace gpuplan {
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kGB = 1e9;
 
+// The month every command bills and reports by: 730 hours (8760 a year / 12), as cost.cpp bills
+// storage and Infracost's default "730 h/month" (shared/reference/cost_notes.md §2). A week is
+// 168 hours. GPU-hours "a week" and "a month" convert through these two and nothing else.
+inline constexpr double kHoursPerMonth = 730.0;
+inline constexpr double kHoursPerWeek = 168.0;
+inline constexpr double per_week_to_per_month(double per_week) { return per_week * kHoursPerMonth / kHoursPerWeek; }
+inline constexpr double per_month_to_per_week(double per_month) { return per_month * kHoursPerWeek / kHoursPerMonth; }
+
 // A parse result: the value, or a message saying what was expected.
 template <class T>
 struct Parsed {

@@ -11,9 +11,12 @@
 #include "cli/flag_ranges.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "gpuplan/tco_analysis.hpp"
 #include "gpuplan/tco_defaults.hpp"
 #include "gpuplan/tco_purchase.hpp"
 #include "gpuplan/units.hpp"
+#include "io/job_log.hpp"
+#include "io/files.hpp"
 #include "io/tco_render.hpp"
 
 namespace gpuplan::cli {
@@ -133,9 +136,14 @@ std::vector<RentOffer> cheapest_shapes(const std::vector<RentOffer>& all, Pricin
 std::string money(double amount, const std::string& currency, int decimals) { return io::money_text(amount, currency, decimals); }
 
 void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
+  // --provider, --region and --country as compare defines them; --offer is one pinned offer here.
+  add_offer_filter_options(cmd, f.place, false);
+  remove_option(cmd, "--offer");
+  remove_option(cmd, "--max-gpus");
   cmd.add_option("--gpu", f.gpu, "The GPU to buy (id or alias, e.g. rtx-4090, \"H100\")")->required();
   cmd.add_option("--count", f.count, "GPUs to buy, and the GPUs the work runs on at once (default: what the peak demand needs)");
-  cmd.add_option("--gpu-hours-per-month", f.gpu_hours, "Expected demand in GPU-hours a month, e.g. 300");
+  cmd.add_option("--gpu-hours-per-month", f.gpu_hours, "Expected demand in GPU-hours a month (730 h), e.g. 300");
+  cmd.add_option("--gpu-hours-per-week", f.gpu_hours_week, "The same demand a week (168 h): x 730/168 a month");
   cmd.add_option("--utilization", f.utilisation, "Expected demand as a share of --count GPUs around the clock, e.g. 60%");
   cmd.add_option("--utilisation", f.utilisation, "Old spelling of --utilization")->group("");  // hidden alias
   cmd.add_option("--demand", f.demand, "Demand profile: CSV or YAML of GPU-hours (or GPUs busy) per day or week");
@@ -161,12 +169,12 @@ void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   cmd.add_option("--tax-basis", f.run.tax_basis, "inclusive | exclusive: count GST/tax in both sides' totals or leave it out")->capture_default_str();
   cmd.add_flag("--input-tax-credit", f.run.input_tax_credit,
                "A GST-registered business: GST on rent and hardware comes back as input-tax credit (customs duty does not)");
-  cmd.add_option("--country", f.country, "The buyer's country, ISO code (IN: Indian power tariff, GST and import duty; default: IN with --currency INR, else US)");
-  cmd.add_option("--purchase", f.purchase, "How hardware is bought (--country IN): import | incl-gst | excl-gst (default: import at the list price, incl-gst for --gpu-price)");
+  cmd.add_option("--buyer-country", f.buyer_country, "The buyer's country, ISO code: what is owed (IN: Indian power tariff, GST on rent and hardware, import duty; default: US)");
+  cmd.add_option("--purchase", f.purchase, "How hardware is bought (--buyer-country IN): import | incl-gst | excl-gst (default: import at the list price, incl-gst for --gpu-price)");
   cmd.add_option("--hs-code", f.hs_code, "Customs tariff line of the GPU when imported, e.g. \"8473 30\" (default; 8471 also sourced)");
   cmd.add_option("--customs-duty", f.customs_duty, "Basic customs duty on the GPU when imported, e.g. 20% (default: the --hs-code's sourced rate)");
   f.run.currency.clear();  // resolved from the buyer's country
-  cmd.add_option("--currency", f.run.currency, "Show money in this currency (ISO code; default: INR for --country IN, else USD)");
+  cmd.add_option("--currency", f.run.currency, "Show money in this currency, display only (ISO code; default: INR for --buyer-country IN, else USD)");
   cmd.add_option("--fx", f.run.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
   cmd.add_option("--preemptions-per-hour", f.run.preemptions_per_hour, "Spot preemption rate per instance (default: the offer's)");
   cmd.add_option("--checkpoint-time", f.checkpoint_time, "Time to write one checkpoint on spot, e.g. 2m")->capture_default_str();
@@ -175,12 +183,29 @@ void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
 
 namespace {
 
+// --demand FILE when it is a job log: its summary, its jobs as replay takes them (no team marked
+// as checkpointing, so bursts rent on-demand) and the demand of its days. False: not a job log.
+bool read_job_log(const std::string& path, BuyVsRentSetup& s) {
+  const std::string text = io::read_file(path);
+  if (!io::looks_like_job_log(text)) return false;
+  const io::JobLog log = io::parse_job_log(text, path);
+  s.log = summarise_demand(log.jobs);
+  if (s.log->jobs == 0) throw InputError(SourceLocation{path, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
+  s.jobs = replay_jobs(log.jobs, ReplayMapping{});
+  s.in.demand = demand_of_log(*s.log);
+  s.demand_source = "jobs";
+  s.notes.push_back("demand is the " + std::to_string(s.log->jobs) + " jobs in " + path + " over " + num(s.log->span_hours / 24, 1) +
+                    " days (" + num(s.log->months, 2) + " months of 730 h): each is replayed whole, on all its GPUs at once; a job that does "
+                    "not fit on the owned GPUs rents at once (replay " + path + " --burst-after explores waiting instead)");
+  return true;
+}
+
 // The demand flags (or the profile file), the fleet width and the uncertainty.
 void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
-  const int demand_flags = !f.gpu_hours.empty() + !f.utilisation.empty() + !f.demand.empty();
+  const int demand_flags = !f.gpu_hours.empty() + !f.gpu_hours_week.empty() + !f.utilisation.empty() + !f.demand.empty();
   if (demand_flags == 0)
-    bad_flag("--gpu-hours-per-month", "give the demand: --gpu-hours-per-month H, --utilization P% (of --count GPUs) or --demand FILE");
-  if (demand_flags > 1) bad_flag("--gpu-hours-per-month", "give one of --gpu-hours-per-month, --utilization or --demand");
+    bad_flag("--gpu-hours-per-month", "give the demand: --gpu-hours-per-month H (or --gpu-hours-per-week), --utilization P% (of --count GPUs) or --demand FILE");
+  if (demand_flags > 1) bad_flag("--gpu-hours-per-month", "give one of --gpu-hours-per-month, --gpu-hours-per-week, --utilization or --demand");
   s.count_given = !f.count.empty();
   int count = 0;
   if (s.count_given) {
@@ -190,7 +215,9 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   }
   if (!f.uncertainty.empty()) s.in.uncertainty = uncertainty_flag(f.uncertainty);
   const double u = s.in.uncertainty;
-  if (!f.demand.empty()) {
+  if (!f.demand.empty() && read_job_log(f.demand, s)) {
+    // measured jobs: demand_of_log, and the decision replays them (analyse_buy_vs_rent)
+  } else if (!f.demand.empty()) {
     s.profile = f.demand_profile ? *f.demand_profile : io::load_demand_profile(f.demand);
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
@@ -200,11 +227,13 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
                         " GPUs busy, which a daily profile averages out");
   } else {
     double h = 0;
-    if (!f.gpu_hours.empty()) {
-      auto v = parse_count(f.gpu_hours);
-      if (!v) bad_flag("--gpu-hours-per-month", v.error);
-      if (*v.value > 1e9) bad_flag("--gpu-hours-per-month", "more than 1e9 GPU-hours a month");
-      h = *v.value;
+    if (!f.gpu_hours.empty() || !f.gpu_hours_week.empty()) {
+      const bool weekly = f.gpu_hours.empty();
+      const char* flag = weekly ? "--gpu-hours-per-week" : "--gpu-hours-per-month";
+      auto v = parse_count(weekly ? f.gpu_hours_week : f.gpu_hours);
+      if (!v) bad_flag(flag, v.error);
+      h = weekly ? per_week_to_per_month(*v.value) : *v.value;
+      if (h > 1e9) bad_flag(flag, "more than 1e9 GPU-hours a month");
       s.demand_source = "gpu_hours_per_month";
     } else {
       const double util = fraction_flag("--utilization", f.utilisation, 0.0, 1.0, "60%");
@@ -213,8 +242,9 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
     }
     s.in.demand = uncertain_demand(h, u);
   }
-  s.hours_per_month = s.in.demand.gpu_hours_per_month();
-  const double peak = s.in.demand.peak_gpus();
+  s.hours_per_month = s.log ? s.log->gpu_hours_per_month : s.in.demand.gpu_hours_per_month();
+  // A log's peak is its most GPUs busy at once, not its busiest day's average.
+  const double peak = s.log ? s.log->peak_gpus : s.in.demand.peak_gpus();
   const int needed = std::max(1, static_cast<int>(std::ceil(peak - 1e-9)));
   if (s.count_given) {
     s.in.fleet_gpus = count;
@@ -412,12 +442,17 @@ RentOffer rent_offer(const Provider& p, const Offer& off, const RunSettings& run
   return RentOffer{&off, &p, to_display(1.0, p.currency, run, p.where)};
 }
 
-// Every loaded offer of one GPU with a price for `pr`.
-std::vector<RentOffer> offers_of(const std::string& gpu_id, Pricing pr, const RunSettings& run) {
+// Renting may happen here: the --provider / --region / --country filter, as compare applies it.
+bool allowed(const OfferFilter& place, const Provider& p, const Offer& o, const RunSettings& run) {
+  return offer_matches(place, p, o, Workload{}, run.spec);
+}
+
+// Every loaded offer of one GPU with a price for `pr`, where renting may happen.
+std::vector<RentOffer> offers_of(const std::string& gpu_id, Pricing pr, const RunSettings& run, const OfferFilter& place) {
   std::vector<RentOffer> out;
   for (const auto& p : catalog().providers)
     for (const auto& off : p.offers)
-      if (off.gpu == gpu_id && off.price(pr)) out.push_back(rent_offer(p, off, run));
+      if (off.gpu == gpu_id && off.price(pr) && allowed(place, p, off, run)) out.push_back(rent_offer(p, off, run));
   return out;
 }
 
@@ -440,12 +475,16 @@ std::pair<const Provider*, const Offer*> pinned_offer(const std::string& text, P
 
 // The GPUs some offer rents at this pricing; the owned one if it is among them, else the
 // nearest by memory and bf16 TFLOPS.
-const Gpu* rented_gpu_for(const Gpu& gpu, Pricing pricing) {
+const Gpu* rented_gpu_for(const Gpu& gpu, Pricing pricing, const OfferFilter& place, const RunSettings& run) {
   const Catalog& c = catalog();
   std::set<std::string> rentable;
   for (const auto& p : c.providers)
     for (const auto& off : p.offers)
-      if (off.price(pricing)) rentable.insert(off.gpu);
+      if (off.price(pricing) && allowed(place, p, off, run)) rentable.insert(off.gpu);
+  const bool filtered = !place.providers.empty() || !place.regions.empty() || !place.countries.empty();
+  if (rentable.empty() && filtered)
+    bad_flag(place.countries.empty() ? (place.regions.empty() ? "--provider" : "--region") : "--country",
+             std::string("no loaded offer with a ") + to_string(pricing) + " price matches --provider/--region/--country");
   if (rentable.empty()) bad_flag("--pricing", std::string("no loaded offer has a ") + to_string(pricing) + " price");
   if (rentable.count(gpu.id)) return &gpu;
   const Gpu* out = nullptr;
@@ -486,11 +525,16 @@ void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   rent.run = bill;
   const Provider* pinned_provider = nullptr;
   const Offer* pinned = nullptr;
-  if (!f.offer.empty()) std::tie(pinned_provider, pinned) = pinned_offer(f.offer, pricing, s);
-  else s.rented_gpu = rented_gpu_for(*s.gpu, pricing);
+  const OfferFilter place = build_offer_filter(f.place, catalog());
+  if (!f.offer.empty()) {
+    std::tie(pinned_provider, pinned) = pinned_offer(f.offer, pricing, s);
+    if (!allowed(place, *pinned_provider, *pinned, run)) bad_flag("--offer", pinned->key() + " is outside --provider/--region/--country");
+  } else {
+    s.rented_gpu = rented_gpu_for(*s.gpu, pricing, place, run);
+  }
   if (s.rented_gpu != s.gpu) note_equivalent(s, pinned != nullptr);
   rent.offers = pinned ? std::vector<RentOffer>{rent_offer(*pinned_provider, *pinned, run)}
-                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing, run), pricing, n, bill);
+                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing, run, place), pricing, n, bill);
   if (!option_cost(0, n, s.in.demand, s.in.owned, rent, s.in.horizon_months).feasible)
     bad_flag("--pricing", "on spot the work is preempted faster than it can progress on " + rent.offers.front().offer->key() +
                               "; lower --preemptions-per-hour or rent on-demand");
@@ -502,28 +546,25 @@ void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   s.spot.offers.clear();
   if (pricing != Pricing::spot) {
     if (pinned && pinned->price(Pricing::spot)) s.spot.offers = {rent_offer(*pinned_provider, *pinned, run)};
-    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot, run), Pricing::spot, n, bill);
+    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot, run, place), Pricing::spot, n, bill);
   }
   for (Pricing term : {Pricing::reserved_1y, Pricing::reserved_3y}) {
     std::vector<RentOffer> set;
     if (pinned && pinned->price(term)) set = {rent_offer(*pinned_provider, *pinned, run)};
-    else set = offers_of(s.rented_gpu->id, term, run);
+    else set = offers_of(s.rented_gpu->id, term, run, place);
     if (!set.empty()) s.commitments.emplace_back(term, set);
   }
 }
 
 }  // namespace
 
-// The buyer's country: --country, else India when money is shown in INR, else the US; the
-// display currency follows it unless --currency says otherwise.
+// The buyer's country: --buyer-country, else the US; the display currency follows it unless
+// --currency says otherwise (never the other way round: showing INR owes no GST).
 void read_country(BuyVsRentFlags& f, io::PurchaseReport& p) {
-  if (!f.country.empty()) {
-    p.country = country_code_of(f.country);
-    if (p.country.empty()) bad_flag("--country", "expected a two-letter ISO code such as IN, got \"" + f.country + "\"");
-    p.country_from = "--country";
-  } else if (lower(f.run.currency) == "inr") {
-    p.country = "IN";
-    p.country_from = "--currency INR";
+  if (!f.buyer_country.empty()) {
+    p.country = country_code_of(f.buyer_country);
+    if (p.country.empty()) bad_flag("--buyer-country", "expected a two-letter ISO code such as IN, got \"" + f.buyer_country + "\"");
+    p.country_from = "--buyer-country";
   } else {
     p.country = "US";
     p.country_from = "default";
@@ -531,7 +572,7 @@ void read_country(BuyVsRentFlags& f, io::PurchaseReport& p) {
   if (f.run.currency.empty()) f.run.currency = p.country == "IN" ? "INR" : "USD";
   const bool taxed = country_buy_defaults(p.country, false).hardware_gst.has_value();
   for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--purchase", &f.purchase}, {"--hs-code", &f.hs_code}, {"--customs-duty", &f.customs_duty}})
-    if (!value->empty() && !taxed) bad_flag(flag, "hardware GST and import duty are modelled for --country IN only (buyer: " + p.country + ")");
+    if (!value->empty() && !taxed) bad_flag(flag, "hardware GST and import duty are modelled for --buyer-country IN only (buyer: " + p.country + ")");
 }
 
 BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
@@ -553,7 +594,31 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
   read_hardware(f, s);
   read_running_costs(f, s);
   read_rent_terms(f, s);
+  if (!f.place.countries.empty() && f.buyer_country.empty())
+    s.notes.push_back("--country keeps renting to offers in that country (as in compare); the buyer, whose country sets the tax owed, "
+                      "is --buyer-country (here " + s.purchase.country + ")");
   return s;
+}
+
+FleetCostTerms fleet_cost_terms(const BuyVsRentSetup& s) {
+  FleetCostTerms t;
+  t.owned = s.in.owned;
+  t.on_demand = s.in.rent;
+  t.spot = s.spot;
+  t.horizon_months = s.in.horizon_months;
+  if (s.log) t.months = s.log->months;
+  return t;
+}
+
+BuyVsRentAnalysis analyse_buy_vs_rent(const BuyVsRentSetup& s) {
+  BuyVsRentAnalysis out;
+  if (!s.log) {
+    out.a = analyse_tco(s.in, s.spot, s.commitments, tco_defaults::kSensitivitySwing);
+    return out;
+  }
+  out.jobs = analyse_tco_jobs(s.in, s.jobs, fleet_cost_terms(s), buildable_fleets(s.in.fleet_gpus, s.in.owned.gpus_per_build));
+  out.a = out.jobs->analysis;
+  return out;
 }
 
 }  // namespace gpuplan::cli

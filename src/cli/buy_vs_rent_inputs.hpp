@@ -12,18 +12,22 @@
 #include "cli/run_flags.hpp"
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/tco.hpp"
+#include "gpuplan/tco_jobs.hpp"
 #include "io/purchase_report.hpp"
 
 namespace gpuplan::cli {
 
 struct BuyVsRentFlags {
-  std::string gpu, gpu_hours, utilisation, uncertainty, demand, offer, horizon = "3y", count;
+  std::string gpu, gpu_hours, gpu_hours_week, utilisation, uncertainty, demand, offer, horizon = "3y", count;
   std::string gpu_price, rest_of_machine, power_price, load_factor, idle_power, pue, maintenance, failure_rate,
       colo, ops_hours, engineer_rate, resale, financing, checkpoint_time = "0s";
   std::string gpus_per_build;
-  // The buyer: --country picks the purchase defaults (IN: Indian power, GST and import duty);
-  // --purchase import|incl-gst|excl-gst, --hs-code and --customs-duty say how hardware is bought.
-  std::string country, purchase, hs_code, customs_duty;
+  // The buyer: --buyer-country picks the purchase defaults and what is owed (IN: Indian power,
+  // GST and import duty); --purchase import|incl-gst|excl-gst, --hs-code and --customs-duty say
+  // how hardware is bought. The display currency (--currency) never changes any of it.
+  std::string buyer_country, purchase, hs_code, customs_duty;
+  // Where renting may happen: --provider, --region, --country, the offer filters of compare.
+  OfferFlags place;
   RunFlags run;  // --pricing, --currency, --fx, --tax, --preemptions-per-hour, --restart-time
   // `demand` already read and summarised by the caller (replay): used instead of reading it again.
   std::optional<io::DemandProfile> demand_profile;
@@ -36,8 +40,12 @@ struct BuyVsRentSetup {
   const Gpu* rented_gpu = nullptr;   // == gpu unless no offer rents it
   TcoInputs in;
   RunSettings run;                   // currency, fx, bill terms
-  std::string demand_source;         // "gpu_hours_per_month" | "utilisation" | "file"
+  std::string demand_source;         // "gpu_hours_per_month" | "utilisation" | "file" | "jobs"
   std::optional<io::DemandProfile> profile;
+  // --demand is a job log: its summary and jobs, and the decision is the job-level replay
+  // (analyse_buy_vs_rent); otherwise GPU-hours are treated as divisible.
+  std::optional<DemandSummary> log;
+  std::vector<ReplayJob> jobs;
   double hours_per_month = 0;        // expected demand
   bool count_given = false;
   std::vector<std::string> defaults;  // "power 0.16 USD/kWh (--power-price)" for each default used
@@ -51,6 +59,17 @@ struct BuyVsRentSetup {
 };
 
 BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f);
+
+// The ownership and rent terms as replay prices fleets (the log's months when there is one).
+FleetCostTerms fleet_cost_terms(const BuyVsRentSetup& s);
+
+// The decision buy-vs-rent and advise show: with a job log, the jobs replayed on every fleet a
+// buyer can build (analyse_tco_jobs); else the divisible-hours analysis (analyse_tco).
+struct BuyVsRentAnalysis {
+  TcoAnalysis a;
+  std::optional<JobTcoAnalysis> jobs;
+};
+BuyVsRentAnalysis analyse_buy_vs_rent(const BuyVsRentSetup& s);
 
 // Money as shown in reasons and tables: "1,234.56 USD".
 std::string money(double amount, const std::string& currency, int decimals = 2);

@@ -27,6 +27,7 @@ struct AdviseFlags {
   BuyVsRentFlags costs;  // --gpu, --demand and the ownership / rent terms
   std::map<std::string, std::string> answers;  // key -> flag text
   std::string answers_file;
+  std::string gpu_hours_per_month;  // question 1 a month: x 168/730 a week
 };
 
 struct Answered {
@@ -78,6 +79,12 @@ std::map<std::string, Answered> collect(const AdviseFlags& f) {
   std::map<std::string, Answered> got;
   for (const auto& [key, text] : f.answers)
     if (!text.empty()) got[key] = Answered{text, "flag"};
+  if (!f.gpu_hours_per_month.empty()) {
+    if (got.count("gpu_hours_per_week")) bad_flag("--gpu-hours-per-month", "give --gpu-hours-per-week or --gpu-hours-per-month, not both");
+    auto v = parse_count(f.gpu_hours_per_month);
+    if (!v) bad_flag("--gpu-hours-per-month", v.error);
+    got["gpu_hours_per_week"] = Answered{num(per_month_to_per_week(*v.value), 6), "flag --gpu-hours-per-month x 168/730"};
+  }
   if (!f.answers_file.empty())
     for (const auto& [key, a] : io::load_advice_answers(f.answers_file))
       got.emplace(key, Answered{a.text, a.where.path + ":" + std::to_string(a.where.line)});
@@ -92,7 +99,7 @@ std::map<std::string, Answered> collect(const AdviseFlags& f) {
   return got;
 }
 
-TcoAnalysis analyse(const BuyVsRentSetup& s) { return analyse_tco(s.in, s.spot, s.commitments, tco_defaults::kSensitivitySwing); }
+TcoAnalysis analyse(const BuyVsRentSetup& s) { return analyse_buy_vs_rent(s).a; }
 
 void run_advise(const AdviseFlags& f) {
   const std::map<std::string, Answered> got = collect(f);
@@ -107,7 +114,7 @@ void run_advise(const AdviseFlags& f) {
   BuyVsRentFlags costs = f.costs;
   if (got.at("gpu_hours_per_week").source.rfind("demand ", 0) != 0) {  // hours given: steady demand at that rate
     costs.demand.clear();
-    costs.gpu_hours = num(a.gpu_hours_per_week * tco_defaults::kHoursPerMonth / 168, 6);
+    costs.gpu_hours_week = num(a.gpu_hours_per_week, 6);
   }
   costs.uncertainty = num(a.uncertainty, 6);
   const BuyVsRentSetup s = build_buy_vs_rent(costs);
@@ -132,8 +139,8 @@ void run_advise(const AdviseFlags& f) {
   for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
   r.notes = s.notes;
   if (costs.demand.empty())
-    r.notes.push_back("buy-vs-rent prices the GPU-hours a week as spread evenly over the month; --demand FILE gives it the measured "
-                      "day-by-day profile (and the peak the fleet must cover)");
+    r.notes.push_back("divisible-hours model: buy-vs-rent prices the GPU-hours a week as spread evenly over the month and over any GPUs; "
+                      "--demand FILE replays the measured jobs whole instead (as buy-vs-rent and replay do with that log)");
   print_report(r);
 }
 
@@ -141,7 +148,7 @@ void run_advise(const AdviseFlags& f) {
 
 void setup_advise(CLI::App& app) {
   auto f = std::make_shared<AdviseFlags>();
-  auto* cmd = app.add_subcommand("advise", "Seed 001's eight questions: cloud-first, owned baseline + burst, or cloud training + owned serving");
+  auto* cmd = app.add_subcommand("advise", "Eight questions on demand, risk and team: cloud-first, owned baseline + burst, or cloud training + owned serving");
   cmd->footer(R"(Examples:
   gpuplan advise --gpu h100-sxm --gpu-price 25000 --demand jobs.txt --interruptible 60% --checkpoints yes --low-latency-inference no --cost-of-waiting medium --churn 24 --ops slurm
   gpuplan advise --gpu rtx-4090 --answers answers.yaml
@@ -152,9 +159,10 @@ without a terminal a missing answer is an error naming its flag. Question 6 (the
 hardware) is computed from the ownership terms. The ownership flags are buy-vs-rent's.)");
   add_buy_vs_rent_options(*cmd, f->costs);
   // Demand is question 1 (or --demand); --uncertainty is question 2's, asked like the others.
-  for (const char* name : {"--gpu-hours-per-month", "--utilization", "--utilisation", "--uncertainty"})
+  for (const char* name : {"--gpu-hours-per-month", "--gpu-hours-per-week", "--utilization", "--utilisation", "--uncertainty"})
     remove_option(*cmd, name);
   for (const auto& q : io::advice_questions()) cmd->add_option(q.flag, f->answers[q.key], q.question);
+  cmd->add_option("--gpu-hours-per-month", f->gpu_hours_per_month, "Question 1 as GPU-hours a month (730 h): x 168/730 a week");
   cmd->add_option("--answers", f->answers_file, "YAML file of answers (keys as the flags, with _: steady_share: 40%)");
   add_common_options(*cmd, kCatalogs);
   cmd->callback([f] { run_advise(*f); });

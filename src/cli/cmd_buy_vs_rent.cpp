@@ -29,12 +29,16 @@ io::TcoContext context_of(const BuyVsRentSetup& s) {
   c.defaults = s.defaults;
   c.rented_equivalent = s.rented_gpu != s.gpu;
   c.swing = tco_defaults::kSensitivitySwing;
+  if (s.log) {
+    c.jobs = s.log->jobs;
+    c.peak_gpus = s.log->peak_gpus;
+  }
   return c;
 }
 
 void run_buy_vs_rent(const BuyVsRentFlags& f) {
   const BuyVsRentSetup s = build_buy_vs_rent(f);
-  const TcoAnalysis a = analyse_tco(s.in, s.spot, s.commitments, tco_defaults::kSensitivitySwing);
+  const TcoAnalysis a = analyse_buy_vs_rent(s).a;
   const io::TcoContext c = context_of(s);
   const std::vector<std::string> reasons = io::tco_reasons(s.in, a, c);
   Report r;
@@ -54,6 +58,9 @@ void run_buy_vs_rent(const BuyVsRentFlags& f) {
   }
   if (!s.purchase.warnings.empty()) r.notes.push_back("(!) = no figure for " + s.purchase.country + " was found: a US one converted at the exchange rate stands in");
   for (const auto& n : s.notes) r.notes.push_back(n);
+  if (!s.log)
+    r.notes.push_back("divisible-hours model: demand is GPU-hours that can be spread over any of the GPUs; give a job log as --demand "
+                      "to replay the jobs whole (as replay and advise do)");
   for (const auto& src : s.purchase.sources) r.notes.push_back("source of the " + s.purchase.country + " default " + src);
   if (!s.defaults.empty()) {
     std::string line = "defaults used (override with the flag; sources in README \"Buy or rent\"): ";
@@ -75,10 +82,12 @@ void setup_buy_vs_rent(CLI::App& app) {
   gpuplan buy-vs-rent --gpu h100-sxm --count 8 --utilization 70% --gpu-price 25000 --rest-of-machine 100000
   gpuplan buy-vs-rent --gpu rtx-4090 --demand usage.csv --offer runpod/rtx-4090-x1 --horizon 2y
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --currency INR --power-price 8INR/kWh
-  gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --country IN --input-tax-credit
+  gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --buyer-country IN --input-tax-credit
+  gpuplan buy-vs-rent --gpu a100-80gb-sxm --demand jobs.txt --buyer-country IN --country IN
 
-Demand files: CSV "day,gpu_hours" (or week, gpus) with one row per period, dates or running
-numbers without gaps; or YAML "period: day" and a "gpu_hours:" (or "gpus:") list.)");
+Demand files: a job log (as gpuplan demand reads: its jobs are replayed whole, as replay does);
+CSV "day,gpu_hours" (or week, gpus) with one row per period, dates or running numbers without
+gaps; or YAML "period: day" and a "gpu_hours:" (or "gpus:") list.)");
   add_buy_vs_rent_options(*cmd, *f);
   add_common_options(*cmd, kCatalogs);
   cmd->callback([f] { run_buy_vs_rent(*f); });

@@ -36,7 +36,7 @@ void run_demand(const DemandFlags& f) {
   const DemandSummary d = summarise_demand(log.jobs, *q.value);
   if (d.jobs == 0) throw InputError(SourceLocation{f.file, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
   const double bucket = bucket_for(d.span_hours);
-  const double from = std::floor(d.start / bucket) * bucket;
+  const double from = bucket_start(d.start, bucket);  // weeks start on Monday (ISO)
   const auto chart = concurrency_buckets(d.steps, from, d.end, bucket);
   Report r;
   r.json = io::demand_json(log, d, chart);

@@ -11,6 +11,7 @@
 #include "cli/buy_vs_rent_inputs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/format_values.hpp"
 #include "gpuplan/fleet_replay.hpp"
 #include "gpuplan/units.hpp"
 #include "io/job_log.hpp"
@@ -46,14 +47,10 @@ int owned_value(const std::string& text) {
 }
 
 // "8:64:8" (from:to:step), "0,8,16" or "16".
-std::vector<int> owned_list(const std::string& text, int peak) {
+std::vector<int> owned_list(const std::string& text, int peak, int gpus_per_build) {
   std::vector<int> out;
-  if (text.empty()) {  // 0 to the log's peak in about 8 steps
-    const int step = std::max(1, (peak + 7) / 8);
-    for (int n = 0; n < peak; n += step) out.push_back(n);
-    out.push_back(peak);
-    return out;
-  }
+  if (text.empty()) return buildable_fleets(peak, gpus_per_build);  // the fleets buy-vs-rent weighs
+
   const auto range = split(text, ':');
   if (range.size() == 3) {
     const int from = owned_value(range[0]), to = owned_value(range[1]), step = owned_value(range[2]);
@@ -89,7 +86,7 @@ std::vector<std::optional<double>> burst_list(const std::string& text) {
   return out;
 }
 
-// Team and partition names in the log, for checking the keys of --quota/--priority/--checkpointing.
+// Team and partition names in the log, for checking the keys of --quota/--priority/--checkpointing-teams.
 std::set<std::string> names_in(const std::vector<Job>& jobs) {
   std::set<std::string> out;
   for (const Job& j : jobs) {
@@ -122,13 +119,11 @@ std::map<std::string, int> key_values(const std::string& flag, const std::vector
   return out;
 }
 
-FleetCostTerms cost_terms(const BuyVsRentSetup& s) {
-  FleetCostTerms t;
-  t.owned = s.in.owned;
-  t.on_demand = s.in.rent;
-  t.spot = s.spot;
-  t.horizon_months = s.in.horizon_months;
-  return t;
+// "provider/offer (region)" for each offer a burst can rent on.
+std::vector<std::string> offer_names(const RentTerms& r) {
+  std::vector<std::string> out;
+  for (const auto& o : r.offers) out.push_back(o.offer->key() + (o.offer->region.empty() ? "" : " (" + o.offer->region + ")"));
+  return out;
 }
 
 void run_replay(ReplayFlags f) {
@@ -142,32 +137,35 @@ void run_replay(ReplayFlags f) {
   map.priority = key_values("--priority", f.priorities, -1000000, 1000000, names, f.file);
   for (const auto& item : f.checkpointing)
     for (const auto& key : split(item, ',')) {
-      if (key != "all") check_key("--checkpointing", key, names, f.file);
+      if (key != "all") check_key("--checkpointing-teams", key, names, f.file);
       map.checkpointing.insert(key);
     }
   const auto quota = key_values("--quota", f.quotas, 0, kMaxOwned, names, f.file);
   const std::vector<ReplayJob> jobs = replay_jobs(log.jobs, map);
   int widest = 1;
   for (const auto& j : jobs) widest = std::max(widest, j.gpus);
-  const std::vector<int> owned = owned_list(f.owned, d.peak_gpus);
-  const auto waits = burst_list(f.burst_after);
-  if (owned.size() * waits.size() > kMaxOptions)
-    bad_flag("--owned", std::to_string(owned.size() * waits.size()) + " fleets to replay; at most " + std::to_string(kMaxOptions));
   // Rent terms priced for the widest job (offers of every width up to it), demand from the log.
   f.costs.demand = f.file;
   f.costs.demand_profile = io::profile_of_jobs(d, f.file);  // the log is read and summarised once
   f.costs.count = std::to_string(std::min(widest, kMaxOwned));
   const BuyVsRentSetup s = build_buy_vs_rent(f.costs);
-  const FleetSweep sweep = sweep_fleet(jobs, owned, waits, quota, cost_terms(s), *target.value / 3600);
-  io::ReplayContext c{f.file, log.format, s.gpu->id, s.run.currency, *target.value / 3600, static_cast<int>(jobs.size())};
+  const std::vector<int> owned = owned_list(f.owned, d.peak_gpus, s.in.owned.gpus_per_build);
+  const auto waits = burst_list(f.burst_after);
+  if (owned.size() * waits.size() > kMaxOptions)
+    bad_flag("--owned", std::to_string(owned.size() * waits.size()) + " fleets to replay; at most " + std::to_string(kMaxOptions));
+  const FleetSweep sweep = sweep_fleet(jobs, owned, waits, quota, fleet_cost_terms(s), *target.value / 3600);
+  io::ReplayContext c{f.file, log.format, s.gpu->id, s.run.currency, *target.value / 3600, static_cast<int>(jobs.size()),
+                      offer_names(s.in.rent), offer_names(s.spot)};
   Report r;
   r.json = io::replay_json(sweep, c);
   r.tables = io::replay_tables(sweep, c);
   r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
                     "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");
   r.notes.push_back(map.checkpointing.empty()
-                        ? "no team or partition is marked --checkpointing: every burst job runs on-demand (seed 001: spot only for jobs that checkpoint)"
-                        : "burst jobs of the --checkpointing teams/partitions run on spot, the rest on-demand (seed 001: checkpoint before spot)");
+                        ? "no team or partition is marked --checkpointing-teams: every burst job runs on-demand (spot only for jobs that can restart from a checkpoint)"
+                        : "burst jobs of the --checkpointing-teams teams/partitions run on spot, the rest on-demand (a job must checkpoint before it goes on spot)");
+  r.notes.push_back("money per month is over the log's " + num(d.span_hours / 24, 1) + " days, first job start to last end (" + num(d.months, 2) +
+                    " months of 730 h): " + num(d.gpu_hours_per_month, 1) + " GPU-h a month, as demand and buy-vs-rent count it");
   if (s.spot.offers.empty() && !map.checkpointing.empty())
     r.notes.push_back("no loaded offer rents " + s.rented_gpu->id + " on spot: checkpointing jobs burst on-demand too");
   for (const auto& n : s.notes)
@@ -191,18 +189,19 @@ void setup_replay(CLI::App& app) {
   auto* cmd = app.add_subcommand("replay", "Replay a scheduler log against owned fleets with cloud burst: queue times and cost per month");
   cmd->footer(R"(Examples:
   gpuplan replay jobs.txt --gpu a100-80gb --gpu-price 15000 --owned 8:64:8 --burst-after 0,30m,2h,never --max-p95-queue 4h
-  gpuplan replay jobs.csv --gpu h100-sxm --gpu-price 25000 --quota nlp=4 --priority vision=10 --checkpointing nlp --max-p95-queue 1h
+  gpuplan replay jobs.csv --gpu h100-sxm --gpu-price 25000 --quota nlp=4 --priority vision=10 --checkpointing-teams nlp --max-p95-queue 1h
 
 Exit status: 0 when some fleet meets --max-p95-queue, 1 when none does, 2 on bad input.
+With --burst-after 0 and the default --owned, the cheapest fleet is buy-vs-rent --demand FILE's verdict.
 The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent's, with its defaults.)");
   cmd->add_option("file", f->file, "sacct --parsable2 output or a CSV of jobs (as gpuplan demand reads)")->required();
-  cmd->add_option("--owned", f->owned, "Owned GPU counts to try: FROM:TO:STEP or a list (default: 0 to the log's peak)");
+  cmd->add_option("--owned", f->owned, "Owned GPU counts to try: FROM:TO:STEP or a list (default: 0, then whole builds of --gpus-per-build up to the log's peak)");
   cmd->add_option("--burst-after", f->burst_after, "Waits after which a queued job bursts to the cloud, e.g. 0,30m,2h,never")
       ->capture_default_str();
   cmd->add_option("--max-p95-queue", f->max_p95, "Target: p95 queue time over all jobs, e.g. 4h")->required();
   cmd->add_option("--quota", f->quotas, "Most owned GPUs a team holds at once, TEAM=N (repeatable)");
   cmd->add_option("--priority", f->priorities, "Queue priority of a team or partition, NAME=N, higher first (repeatable)");
-  cmd->add_option("--checkpointing", f->checkpointing, "Teams or partitions whose jobs checkpoint and may burst on spot, or all");
+  cmd->add_option("--checkpointing-teams", f->checkpointing, "Teams or partitions whose jobs checkpoint and may burst on spot, or all");
   add_buy_vs_rent_options(*cmd, f->costs);
   // Demand comes from the log, and burst jobs rent on-demand or (checkpointing) spot.
   for (const char* name : {"--count", "--gpu-hours-per-month", "--utilization", "--utilisation", "--demand", "--uncertainty", "--pricing"})

@@ -10,7 +10,7 @@ namespace gpuplan {
 namespace {
 
 
-constexpr double kWeekPerMonth = 168.0 / tco_defaults::kHoursPerMonth;
+constexpr double kWeekPerMonth = per_month_to_per_week(1.0);  // units.hpp: the one week and month
 
 std::string fixed(double v, int decimals) {
   const double scale = std::pow(10.0, decimals);
@@ -44,7 +44,7 @@ bool training_may_own(const AdviceAnswers& a, const TcoAnalysis& t, Advice& out)
   }
   if (t.payback_months && *t.payback_months > a.churn_months) {
     out.reasons.push_back("requirements change every " + fixed(a.churn_months, 0) + " months (question 7), before the hardware pays back (" +
-                          fixed(*t.payback_months, 1) + " months): a wrong purchase locks in bad economics (seed 001 §6)");
+                          fixed(*t.payback_months, 1) + " months): a wrong purchase locks in bad economics (buy hardware only for needs that outlast its payback)");
     return false;
   }
   return true;
@@ -72,8 +72,8 @@ void split_work(const AdviceAnswers& a, const TcoAnalysis& t, bool predictable, 
   if (interruptible > 0) {
     out.checkpoint_rule = !a.checkpoints;
     out.split.push_back({"interruptible bursts (experiments, sweeps, eval)", interruptible, a.checkpoints ? "spot" : "on-demand",
-                         a.checkpoints ? "restartable from checkpoints: spot is safe (seed 001 §8)"
-                                       : "no checkpoints: checkpoint before spot (seed 001 §8), on-demand until then"});
+                         a.checkpoints ? "restartable from checkpoints: spot is safe (spot only for work that can restart)"
+                                       : "no checkpoints: a job must checkpoint before it goes on spot; on-demand until then"});
   }
   if (bursty - interruptible > 0)
     out.split.push_back({"deadline and non-interruptible bursts", bursty - interruptible, "on-demand",
@@ -85,7 +85,7 @@ void what_would_change(const AdviceAnswers& a, const TcoInputs& in, const TcoAna
   if (t.decision.rule_applied && t.decision.cheapest_owned > t.decision.owned_gpus)
     out.would_change.push_back("predicting utilisation within 30% (now ±" + pct(in.uncertainty) + "): the cheapest expected option owns " +
                                count_of(t.decision.cheapest_owned, "GPU") + " instead of " + std::to_string(t.decision.owned_gpus) +
-                               " (seed 001 §14: within 30-50% uncertainty, avoid buying early)");
+                               " (if utilisation cannot be predicted within about 30-50%, avoid buying early)");
   for (const auto& row : t.sensitivity) {
     const Sensitivity& s = row.s;
     if (s.flip_down && row.flip_down_verdict)
@@ -101,7 +101,7 @@ void what_would_change(const AdviceAnswers& a, const TcoInputs& in, const TcoAna
   if (t.decision.verdict != Verdict::rent && a.ops == OpsSkill::managed)
     out.would_change.push_back("a team able to run Slurm or Kubernetes could own " + count_of(t.decision.owned_gpus, "GPU"));
   if (out.checkpoint_rule)
-    out.would_change.push_back("checkpointing the interruptible jobs moves them to spot (seed 001 §8: spot only for work that can restart)");
+    out.would_change.push_back("checkpointing the interruptible jobs moves them to spot (spot only for work that can restart)");
   if (a.low_latency_inference && a.inference_gpus == 0)
     out.would_change.push_back("steady production inference (--inference-gpus) could justify an owned or reserved serving cluster (pattern 3)");
 }
@@ -169,7 +169,7 @@ Advice advise(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t,
   out.idle_gpu_per_month = option_cost(n, n, steady_demand(0), in.owned, none, in.horizon_months).total / n;
   out.uncertainty_rule = t.decision.rule_applied;
   if (out.uncertainty_rule)
-    out.reasons.push_back("utilisation is uncertain by ±" + pct(in.uncertainty) + " (30% or more): only GPUs that pay at the low end of demand are owned (seed 001 §14)");
+    out.reasons.push_back("utilisation is uncertain by ±" + pct(in.uncertainty) + " (30% or more): only GPUs that pay at the low end of demand are owned (avoid buying early when utilisation cannot be predicted within about 30-50%)");
   out.training_owns = training_may_own(a, t, out);
   const bool steady_serving = a.low_latency_inference && a.inference_gpus > 0 && serving;
   out.serving_owns = steady_serving && serving->decision.verdict != Verdict::rent && a.ops != OpsSkill::managed &&
@@ -177,21 +177,21 @@ Advice advise(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t,
   if (out.training_owns) {
     out.pattern = Pattern::owned_baseline_cloud_burst;
     out.reasons.push_back("a predictable baseline: owning " + count_of(t.decision.owned_gpus, "GPU") + " is buy-vs-rent's cheapest option (" + to_string(t.decision.verdict) +
-                          "; the numbers below); spikes burst to the cloud (seed 001 §11, pattern 2)");
+                          "; the numbers below); spikes burst to the cloud (the owned-baseline-plus-burst pattern)");
   } else if (out.serving_owns) {
     out.pattern = Pattern::cloud_training_owned_serving;
     out.reasons.push_back("inference is steady (" + count_of(a.inference_gpus, "GPU") + " around the clock) and owning them pays (buy-vs-rent " +
-                          to_string(serving->decision.verdict) + "); training stays in the cloud (seed 001 §11, pattern 3)");
+                          to_string(serving->decision.verdict) + "); training stays in the cloud (the cloud-training, owned-serving pattern)");
   } else {
     out.pattern = Pattern::cloud_first;
-    out.reasons.push_back("nothing owned pays or can be run: cloud GPUs, queued, spot where safe, portable (seed 001 §11, pattern 1)");
+    out.reasons.push_back("nothing owned pays or can be run: cloud GPUs, queued, spot where safe, portable (the cloud-first pattern)");
   }
   const bool predictable = in.uncertainty < in.uncertainty_rule;
   split_work(a, t, predictable, out);
   if (a.low_latency_inference) {
     const std::string where = out.serving_owns ? "owned" : steady_serving ? pay_as_you_go(*serving, true) : "on-demand";
-    out.split.push_back({"production inference (separate cluster)", a.inference_gpus * 168.0, where,
-                         "latency-sensitive: never spot, kept apart from training (seed 001 §5, §8)"});
+    out.split.push_back({"production inference (separate cluster)", a.inference_gpus * kHoursPerWeek, where,
+                         "latency-sensitive: never spot, kept apart from training (interruptions would break its latency target)"});
   }
   if (a.wait_cost == WaitCost::low && out.training_owns)
     out.reasons.push_back("waiting is cheap (question 5): a queue on the owned GPUs absorbs spikes before they burst (gpuplan replay sizes the wait)");

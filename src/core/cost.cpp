@@ -1,5 +1,7 @@
 #include "gpuplan/cost.hpp"
 
+#include "gpuplan/units.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -95,7 +97,7 @@ std::optional<RunCost> price_run(const Offer& offer, const Provider& provider, c
   const TaxTerms tax = tax_terms(provider, in);
   c.compute = c.gpu_hours * *per_gpu_hour * tax.pre_tax;
 
-  const double months = c.wall_seconds / 3600.0 / 730.0;  // 730 hours a month
+  const double months = c.wall_seconds / 3600.0 / kHoursPerMonth;
   if (in.storage_gb > 0) {
     if (provider.storage_per_gb_month) c.storage = in.storage_gb * *provider.storage_per_gb_month * months * tax.pre_tax;
     else c.storage_priced = false;

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "gpuplan/units.hpp"
+
 namespace gpuplan {
 
 namespace {
@@ -171,6 +173,8 @@ DemandSummary summarise_demand(const std::vector<Job>& all, double baseline_q) {
   d.span_hours = (d.end - d.start) / kHour;
   for (const Job& j : jobs) d.gpu_hours += j.gpus * (j.end - j.start) / kHour;
   d.gpu_hours_per_week = d.span_hours > 0 ? d.gpu_hours / (d.span_hours * kHour / kWeek) : 0;
+  d.months = d.span_hours / kHoursPerMonth;
+  d.gpu_hours_per_month = d.months > 0 ? d.gpu_hours / d.months : 0;
   d.mean_gpus = d.span_hours > 0 ? d.gpu_hours / d.span_hours : 0;
   d.steps = concurrency(jobs);
   d.baseline_gpus = concurrency_quantile(d.steps, baseline_q);
@@ -222,6 +226,13 @@ std::vector<ConcurrencyBucket> concurrency_buckets(const std::vector<Concurrency
     out.push_back(k);
   }
   return out;
+}
+
+double bucket_start(double t, double seconds) {
+  if (!(seconds > 0)) return t;
+  // 1970-01-01 was a Thursday: ISO weeks start 4 days later, on Monday 1970-01-05.
+  const double origin = std::fmod(seconds, kWeek) == 0 ? 4 * kDay : 0;
+  return std::floor((t - origin) / seconds) * seconds + origin;
 }
 
 }  // namespace gpuplan

@@ -239,11 +239,13 @@ std::vector<CloudPrice> cloud_prices(const std::vector<ReplayJob>& jobs, const F
     const MonthlyCost od = option_cost(0, j.gpus, d, t.owned, t.on_demand, t.horizon_months);
     c.on_demand = od.rent;
     c.on_demand_billed_gpu_hours = od.rented_gpu_hours;
+    c.on_demand_offer = od.rent_offer;
     if (!t.spot.offers.empty()) {
       const MonthlyCost sp = option_cost(0, j.gpus, d, t.owned, t.spot, t.horizon_months);
       c.spot_available = sp.feasible;
       c.spot = sp.rent;
       c.spot_billed_gpu_hours = sp.rented_gpu_hours;
+      c.spot_offer = sp.rent_offer;
     }
     out.push_back(c);
   }
@@ -255,7 +257,7 @@ FleetMonth fleet_month(const ReplayResult& r, const std::vector<ReplayJob>& jobs
   FleetMonth m;
   const double month = tco_defaults::kHoursPerMonth;
   // A window of zero length (only zero-length jobs) counts as an hour, so nothing divides by zero.
-  m.months = std::max(r.window_end - r.window_start, kHour) / kHour / month;
+  m.months = t.months > 0 ? t.months : std::max(r.window_end - r.window_start, kHour) / kHour / month;
   const int n = policy.owned_gpus;
   // The owned GPUs priced by the same option_cost as buy-vs-rent, busy for the replayed hours
   // (capped at the fleet's hours so nothing is left over to rent).
@@ -263,18 +265,32 @@ FleetMonth fleet_month(const ReplayResult& r, const std::vector<ReplayJob>& jobs
   RentTerms none;
   none.pricing = Pricing::on_demand;
   m.owned = option_cost(n, n, steady_demand(busy), t.owned, none, t.horizon_months);
+  std::vector<double> od_by_offer(t.on_demand.offers.size(), 0.0), spot_by_offer(t.spot.offers.size(), 0.0);
+  auto add = [](std::vector<double>& by, int offer, double money) {
+    if (offer >= 0 && static_cast<std::size_t>(offer) < by.size()) by[static_cast<std::size_t>(offer)] += money;
+  };
   for (std::size_t i = 0; i < jobs.size() && i < prices.size(); ++i) {
     const Placement w = r.jobs[i].where;
     const CloudPrice& c = prices[i];
     if (w == Placement::spot && c.spot_available) {
       m.spot += c.spot;
       m.spot_billed_gpu_hours += c.spot_billed_gpu_hours;
+      add(spot_by_offer, c.spot_offer, c.spot);
     } else if (w == Placement::spot || w == Placement::on_demand) {
       m.spot_fallbacks += w == Placement::spot;
       m.on_demand += c.on_demand;
       m.on_demand_billed_gpu_hours += c.on_demand_billed_gpu_hours;
+      add(od_by_offer, c.on_demand_offer, c.on_demand);
     }
   }
+  auto most = [](const std::vector<double>& by) {
+    int best = -1;
+    for (std::size_t i = 0; i < by.size(); ++i)
+      if (by[i] > 0 && (best < 0 || by[i] > by[static_cast<std::size_t>(best)])) best = static_cast<int>(i);
+    return best;
+  };
+  m.on_demand_offer = most(od_by_offer);
+  m.spot_offer = most(spot_by_offer);
   m.spot /= m.months;
   m.on_demand /= m.months;
   m.spot_billed_gpu_hours /= m.months;

@@ -273,8 +273,11 @@ std::optional<double> payback_months(const MonthlyCost& owned, const MonthlyCost
 
 std::vector<double> cumulative_cost(int owned, const TcoInputs& in) {
   const int months = std::max(1, in.horizon_months);
-  const MonthlyCost m = option_cost(owned, in.fleet_gpus, in.demand, in.owned, in.rent, months);
-  const Capex c = capex_for(owned, in.owned, months);
+  return cumulative_cost(option_cost(owned, in.fleet_gpus, in.demand, in.owned, in.rent, months), capex_for(owned, in.owned, months), months);
+}
+
+std::vector<double> cumulative_cost(const MonthlyCost& m, const Capex& c, int horizon_months) {
+  const int months = std::max(1, horizon_months);
   std::vector<double> out(static_cast<std::size_t>(months) + 1);
   const bool financed = c.payment_per_month > 0;
   for (int t = 0; t <= months; ++t) {

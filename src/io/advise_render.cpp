@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuplan/units.hpp"
 #include "io/tco_render.hpp"
 
 namespace gpuplan::io {
@@ -35,7 +36,7 @@ Table numbers_table(const Advice& a, const AdviseContext& c) {
   t.rows.push_back({"training: own the fleet (" + std::to_string(x.buy.owned_gpus) + " GPUs)", m(x.buy.total)});
   t.rows.push_back({"training: the verdict's option", m(x.choice.total)});
   if (x.spot) t.rows.push_back({"training: rent everything on spot", m(x.spot->total)});
-  if (x.break_even_gpu_hours) t.rows.push_back({"break-even (steady GPU-hours a week)", num(*x.break_even_gpu_hours * 168 / 730, 0)});
+  if (x.break_even_gpu_hours) t.rows.push_back({"break-even (steady GPU-hours a week)", num(per_month_to_per_week(*x.break_even_gpu_hours), 0)});
   if (x.payback_months) t.rows.push_back({"payback", num(*x.payback_months, 1) + " months"});
   t.rows.push_back({"6. cost of idle hardware: one owned GPU idle", m(a.idle_gpu_per_month)});
   if (c.serving) {

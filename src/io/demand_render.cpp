@@ -37,6 +37,7 @@ Table summary_table(const JobLog& log, const DemandSummary& d) {
   auto row = [&](const std::string& k, const std::string& v) { t.rows.push_back({k, v}); };
   row("GPU-hours", num(d.gpu_hours, 1));
   row("GPU-hours per week", num(d.gpu_hours_per_week, 1));
+  row("GPU-hours per month (730 h)", num(d.gpu_hours_per_month, 1));
   row("mean GPUs busy", num(d.mean_gpus, 2));
   row("baseline (p" + num(100 * d.baseline_quantile, 0) + " of GPUs busy)", num(d.baseline_gpus, 0));
   row("p95 GPUs busy", num(d.p95_gpus, 0));
@@ -68,8 +69,13 @@ Table chart_table(const DemandSummary& d, const std::vector<ConcurrencyBucket>& 
   t.columns = {"from", "mean", "peak", ""};
   t.align = {Align::left, Align::right, Align::right, Align::left};
   const double top = std::max(1, d.peak_gpus);
-  for (const auto& b : chart)
-    t.rows.push_back({when(b.start, bucket), num(b.mean_gpus, 1), std::to_string(b.peak_gpus), bar(b.mean_gpus / top, 30)});
+  // A bucket the log covers only in part (before its first start or after its last end) is
+  // marked: its mean counts the uncovered time as idle.
+  for (const auto& b : chart) {
+    const bool partial = b.start < d.start || b.start + bucket > d.end;
+    t.rows.push_back({when(b.start, bucket) + (partial ? " (partial)" : ""), num(b.mean_gpus, 1), std::to_string(b.peak_gpus),
+                      bar(b.mean_gpus / top, 30)});
+  }
   return t;
 }
 
@@ -95,6 +101,7 @@ json demand_json(const JobLog& log, const DemandSummary& d, const std::vector<Co
     daily.push_back({{"day", civil_date(d.first_day + static_cast<long>(i))}, {"gpu_hours", d.daily_gpu_hours[i]}});
   return {{"format", log.format}, {"jobs", d.jobs}, {"steps_skipped", log.steps_skipped}, {"pending_skipped", log.pending_skipped},
           {"running", log.running}, {"gpu_hours", d.gpu_hours}, {"gpu_hours_per_week", d.gpu_hours_per_week},
+          {"gpu_hours_per_month", d.gpu_hours_per_month}, {"months", d.months},
           {"span_hours", d.span_hours}, {"mean_gpus", d.mean_gpus}, {"baseline_gpus", d.baseline_gpus},
           {"baseline_quantile", d.baseline_quantile}, {"p95_gpus", d.p95_gpus}, {"peak_gpus", d.peak_gpus},
           {"variability", d.variability}, {"queue_p50_hours", opt(d.queue_p50_hours)}, {"queue_p95_hours", opt(d.queue_p95_hours)},

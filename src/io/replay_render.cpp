@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "gpuplan/tco_jobs.hpp"
 #include "io/tco_render.hpp"
 
 namespace gpuplan::io {
@@ -22,11 +23,18 @@ json queue_json(const QueueStats& q) {
   return j;
 }
 
-json option_json(const FleetOption& o) {
+json offer_name(const std::vector<std::string>& names, int i) {
+  return i >= 0 && static_cast<std::size_t>(i) < names.size() ? json(names[static_cast<std::size_t>(i)]) : json(nullptr);
+}
+
+json option_json(const FleetOption& o, const ReplayContext& c) {
   const FleetMonth& m = o.month;
   json teams = json::array();
   for (const auto& t : o.replay.teams) teams.push_back(queue_json(t));
   return {{"owned_gpus", o.policy.owned_gpus},
+          {"verdict", to_string(verdict_of(o))},
+          {"burst_on_demand_offer", offer_name(c.on_demand_offers, m.on_demand_offer)},
+          {"burst_spot_offer", offer_name(c.spot_offers, m.spot_offer)},
           {"burst_after_seconds", o.policy.burst_after ? json(*o.policy.burst_after) : json(nullptr)},
           {"meets_target", o.meets_target},
           {"queue", queue_json(o.replay.all)},
@@ -61,14 +69,14 @@ std::string burst_text(const std::optional<double>& s) {
 
 json replay_json(const FleetSweep& s, const ReplayContext& c) {
   json options = json::array();
-  for (const auto& o : s.options) options.push_back(option_json(o));
+  for (const auto& o : s.options) options.push_back(option_json(o, c));
   return {{"file", c.file},
           {"log_format", c.log_format},
           {"jobs", c.jobs},
           {"gpu", c.gpu},
           {"currency", c.currency},
           {"max_p95_queue_hours", c.max_p95_queue_hours},
-          {"cheapest", s.cheapest >= 0 ? option_json(s.options[static_cast<std::size_t>(s.cheapest)]) : json(nullptr)},
+          {"cheapest", s.cheapest >= 0 ? option_json(s.options[static_cast<std::size_t>(s.cheapest)], c) : json(nullptr)},
           {"options", options}};
 }
 
@@ -86,7 +94,10 @@ std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c) {
     const FleetOption& o = s.options[i];
     const FleetMonth& m = o.month;
     const QueueStats& q = o.replay.all;
-    std::string mark = static_cast<int>(i) == s.cheapest ? "<- cheapest" : o.meets_target ? "" : "misses target";
+    std::string mark = static_cast<int>(i) == s.cheapest ? std::string("<- cheapest: ") + to_string(verdict_of(o)) : o.meets_target ? "" : "misses target";
+    const json burst = offer_name(c.on_demand_offers, m.on_demand_offer), burst_spot = offer_name(c.spot_offers, m.spot_offer);
+    if (static_cast<int>(i) == s.cheapest && !burst.is_null()) mark += ", bursts on " + burst.get<std::string>();
+    if (static_cast<int>(i) == s.cheapest && !burst_spot.is_null()) mark += (burst.is_null() ? ", bursts on " : " and ") + burst_spot.get<std::string>() + " spot";
     if (q.unserved) mark += " (" + std::to_string(q.unserved) + " job(s) never fit)";
     t.rows.push_back({std::to_string(o.policy.owned_gpus), burst_text(o.policy.burst_after), hours(q.p50_hours), hours(q.p95_hours),
                       std::to_string(q.burst), num(100 * o.replay.utilisation, 1) + "%", money_text(m.owned.total, c.currency, 0),

@@ -16,6 +16,8 @@ struct ReplayContext {
   std::string file, log_format, gpu, currency;
   double max_p95_queue_hours = 0;
   int jobs = 0;
+  // The offers bursts rent on, as "provider/offer (region)": FleetCostTerms' on_demand / spot offers.
+  std::vector<std::string> on_demand_offers, spot_offers;
 };
 
 // "never" for no burst, else "0s", "30m", "2h", "1.5h".

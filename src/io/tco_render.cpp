@@ -43,7 +43,28 @@ struct Words {
   std::string m(double v) const { return money_text(v, c.currency); }
 };
 
+// With a job log: the fleets were replayed job by job, so no "if the work can be spread".
+std::string jobs_verdict_reason(const Words& w) {
+  const Decision& d = w.a.decision;
+  const MonthlyCost &rent = w.a.rent, &buy = w.a.buy, &choice = w.a.choice;
+  const std::string replayed = "replaying the log's " + count(w.c.jobs) + " jobs (each on all its GPUs at once; one that does not fit rents at once)";
+  const std::string own_k = count(d.owned_gpus) + " x " + w.c.gpu;
+  const std::string own_all = "owning " + count(buy.owned_gpus) + " (" + w.m(buy.total) + ")";
+  switch (d.verdict) {
+    case Verdict::rent:
+      return replayed + ": renting on " + w.rent_label + " costs " + w.m(rent.total) + "/month, less than any owned fleet; " + own_all;
+    case Verdict::buy:
+      return replayed + ": owning " + own_k + " runs every job for " + w.m(choice.total) + "/month against " + w.m(rent.total) +
+             " renting on " + w.rent_label;
+    case Verdict::hybrid:
+      return replayed + ": owning " + own_k + " and renting the jobs that do not fit on " + w.choice_burst + " costs " +
+             w.m(choice.total) + "/month, against " + w.m(rent.total) + " renting everything and " + own_all;
+  }
+  return "";
+}
+
 std::string verdict_reason(const Words& w) {
+  if (w.c.jobs > 0) return jobs_verdict_reason(w);
   const Decision& d = w.a.decision;
   const MonthlyCost &rent = w.a.rent, &buy = w.a.buy, &choice = w.a.choice;
   const std::string k = count(d.owned_gpus), n = count(w.n), months = count(w.months);
@@ -72,6 +93,9 @@ std::string verdict_reason(const Words& w) {
 }
 
 std::string break_even_reason(const Words& w) {
+  if (w.c.jobs > 0)
+    return "break-even, sensitivity and reserved terms assume GPU-hours can be spread over any GPUs: they are not shown for a job log, "
+           "whose jobs are replayed whole (--gpu-hours-per-month gives them)";
   const auto& be = w.a.break_even_gpu_hours;
   if (be)
     return "break-even at " + num(*be, 1) + " GPU-h/month (" + pct(*be / (w.n * kMonth), 1) + " utilisation of " + count(w.n) +
@@ -94,11 +118,11 @@ std::string uncertainty_reason(const Words& w) {
   const Decision& d = w.a.decision;
   const double u = w.in.uncertainty;
   if (!d.rule_applied) {
-    if (u > 0) return "demand uncertain by ±" + pct(u) + ", under the seeds' 30% threshold: expected cost decides";
-    return "no --uncertainty given: the seeds' rule (avoid buying when utilisation cannot be predicted within about 30-50%) is not applied";
+    if (u > 0) return "demand uncertain by ±" + pct(u) + ", under the 30% threshold of the rule (avoid buying when utilisation cannot be predicted within about 30-50%): expected cost decides";
+    return "no --uncertainty given: the rule (avoid buying when utilisation cannot be predicted within about 30-50%) is not applied";
   }
   std::string r = "demand is uncertain by ±" + pct(u) +
-                  " (the seeds' rule: avoid buying when utilisation cannot be predicted within about 30-50%): at the low end (" +
+                  " (the rule: avoid buying when utilisation cannot be predicted within about 30-50%): at the low end (" +
                   num(w.c.hours_per_month * (1 - u), 0) + " GPU-h/month) owning " + count(d.owned_at_low_end) + " pays";
   if (d.owned_gpus != d.cheapest_owned)
     r += ", so the verdict owns " + count(d.owned_gpus) + " instead of the " + count(d.cheapest_owned) +
@@ -383,10 +407,11 @@ json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, co
   j["currency"] = c.currency;
   j["horizon_months"] = in.horizon_months;
   j["reasons"] = reasons;
+  j["model"] = c.jobs > 0 ? "jobs" : "divisible_hours";
   const bool profile = c.profile_periods > 0;
   j["demand"] = {{"source", c.demand_source}, {"gpu_hours_per_month", c.hours_per_month},
-                 {"utilisation", c.hours_per_month / (n * kMonth)}, {"peak_gpus", in.demand.peak_gpus()},
-                 {"uncertainty", in.uncertainty}, {"uncertainty_rule_applied", d.rule_applied},
+                 {"utilisation", c.hours_per_month / (n * kMonth)}, {"peak_gpus", c.peak_gpus >= 0 ? c.peak_gpus : in.demand.peak_gpus()},
+                 {"jobs", c.jobs > 0 ? json(c.jobs) : json(nullptr)}, {"uncertainty", in.uncertainty}, {"uncertainty_rule_applied", d.rule_applied},
                  {"periods", profile ? json(c.profile_periods) : json(nullptr)},
                  {"period", profile ? json(c.profile_period) : json(nullptr)}};
   j["rent_offer"] = offer_json(main_offer(in.rent, a.rent), in.rent.pricing);
@@ -413,7 +438,7 @@ std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const T
   std::vector<Table> out = {verdict_table(w, reasons), monthly_table(w)};
   if (!a.curve.empty()) out.push_back(curve_table(w));
   if (!a.commitments.empty()) out.push_back(reserved_table(w));
-  out.push_back(sensitivity_table(w));
+  if (!a.sensitivity.empty()) out.push_back(sensitivity_table(w));
   out.push_back(chart_table(w));
   return out;
 }

@@ -21,6 +21,8 @@ struct TcoContext {
   std::vector<std::string> defaults;   // the defaults used, in words
   bool rented_equivalent = false;      // renting a different GPU than the one owned
   double swing = 0.2;                  // sensitivity
+  int jobs = 0;                        // > 0: decided by replaying this many jobs of a log (tco_jobs.hpp)
+  double peak_gpus = -1;               // the log's most GPUs busy at once; < 0: the demand periods' peak
 };
 
 // "1,234.56 USD".

@@ -76,19 +76,19 @@ expect 0 "csv" -- "$G" buy-vs-rent "${BUILD[@]}" --utilisation 90% --format csv
 has out '^month,rent,buy' "series header"
 has out '^36,9460\.80,4020\.51' "last month: 262.80 x 36 and 111.6808 x 36"
 
-# Money in INR at the shipped rate (90.3957 INR/USD): prices typed in USD stay USD. (A US buyer:
-# INR alone would make the buyer Indian, with GST on the rent; see below.)
+# Money in INR at the shipped rate (90.3957 INR/USD): prices typed in USD stay USD. A US buyer:
+# the display currency never makes the buyer Indian (issue #27).
 expect 0 "INR" -- "$G" buy-vs-rent "${TERMS[@]}" --gpu-price 1600USD --rest-of-machine 1400USD --power-price 0.15USD/kWh \
-  --utilisation 90% --currency INR --country US --format json
+  --utilisation 90% --currency INR --format json
 has out '"currency": "INR"' "display currency"
 has out '"rent": 23755\.9' "262.80 USD x 90.3957"
 
 # Buying in India (tests/core/tco_purchase_test.cpp works the figures by hand): the 4090 has no
 # sourced Indian street price, so its US list price, converted and labelled, is imported at nil
 # duty (HS 8473 30) plus 18% IGST; power is MERC's 13.21 INR/kWh, not a converted US tariff.
-IN=(--gpu rtx-4090 --catalog "$TMP/sheet.yaml" --offer flat-cloud/rtx --gpu-hours-per-month 300 --country IN)
+IN=(--gpu rtx-4090 --catalog "$TMP/sheet.yaml" --offer flat-cloud/rtx --gpu-hours-per-month 300 --buyer-country IN)
 expect 0 "India defaults" -- "$G" buy-vs-rent "${IN[@]}" --format json
-has out '"currency": "INR"' "--country IN shows INR"
+has out '"currency": "INR"' "--buyer-country IN shows INR"
 has out '"country": "IN"' "buyer country in JSON"
 has out '"total": 170560\.41' "GPU: 144,542.72 INR customs value + 18% IGST"
 has out '"price_basis": "US list x FX \(!\)"' "the converted list price is labelled"
@@ -108,15 +108,30 @@ has out '"rent": 10847\.48' "and on the rent: 300 h x 0.40 USD x 90.3957"
 expect 0 "India, own quote" -- "$G" buy-vs-rent "${IN[@]}" --gpu-price 180000 --rest-of-machine 120000 --format json
 has out '"terms": "GST in the price"' "a quote holds GST"
 has out '"total": 180000' "counted as quoted"
-expect 0 "India from --currency INR" -- "$G" buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300 --currency INR --format json
-has out '"country_from": "--currency INR"' "INR implies a buyer in India"
+# Display currency is display only: INR owes no GST (#27: runpod's 4090 cost 64.00 INR/h here
+# against 54.24 in compare). The same offer: 300 h x 0.40 USD x 90.3957, no GST, no Indian power.
+expect 0 "INR is display only" -- "$G" buy-vs-rent --gpu rtx-4090 --catalog "$TMP/sheet.yaml" --offer flat-cloud/rtx \
+  --gpu-hours-per-month 300 --currency INR --format json
+has out '"country_from": "default"' "INR does not make the buyer Indian"
+has out '"country": "US"' "a US buyer"
+has out '"rent": 10847\.48' "no GST on the rent"
+expect 0 "the same in USD" -- "$G" buy-vs-rent --gpu rtx-4090 --catalog "$TMP/sheet.yaml" --offer flat-cloud/rtx \
+  --gpu-hours-per-month 300 --format json
+has out '"rent": 120\.0' "120 USD x 90.3957 = 10,847.48 INR"
+# --country is compare's offer filter; the buyer is --buyer-country.
+expect 2 "--country filters the rented offers" -- "$G" buy-vs-rent --gpu rtx-4090 --catalog "$TMP/sheet.yaml" --offer flat-cloud/rtx \
+  --gpu-hours-per-month 300 --country JP
+has err 'outside --provider/--region/--country' "a pinned offer outside the filter is refused"
+expect 0 "--gpu-hours-per-week is the same demand" -- "$G" buy-vs-rent --gpu rtx-4090 --catalog "$TMP/sheet.yaml" --offer flat-cloud/rtx \
+  --gpu-hours-per-week 84 --format json
+has out '"gpu_hours_per_month": 365\.0' "84 x 730/168 = 365"
 expect 2 "India, unsourced tariff line" -- "$G" buy-vs-rent "${IN[@]}" --hs-code "8542 31"
 has err "field '--customs-duty'" "asks for the duty"
 expect 0 "India, given duty" -- "$G" buy-vs-rent "${IN[@]}" --hs-code "8542 31" --customs-duty 10% --format json
 has out '"basic_customs_duty": 14454\.27' "10% of 144,542.72"
-expect 2 "import terms outside India" -- "$G" buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300 --country US --purchase import
+expect 2 "import terms outside India" -- "$G" buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300 --buyer-country US --purchase import
 has err "field '--purchase'" "names the flag"
-expect 0 "another country: converted and warned" -- "$G" buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300 --country DE --format json
+expect 0 "another country: converted and warned" -- "$G" buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300 --buyer-country DE --format json
 has out 'no DE power tariff is sourced' "power stand-in warned"
 
 # No offer rents the GPU: the nearest equivalent is used, and said so.

@@ -32,9 +32,9 @@ expect 0 "baseline percentile" -- "$G" demand "$CSV" --baseline-percentile 75% -
 has out '"baseline_gpus": 2\.0' "p75 of GPUs busy"
 
 expect 0 "buy-vs-rent from sacct" -- "$G" buy-vs-rent --gpu h100-sxm --demand "$SACCT" --gpu-price 25000 --format json
-has out '"source": "file"' "demand from the file"
-has out '"periods": 2' "two days"
-has out '"gpu_hours_per_month": 1520\.8' "100 GPU-h over 2 days x 730/48"
+has out '"source": "jobs"' "demand from the jobs"
+has out '"model": "jobs"' "the jobs are replayed whole"
+has out '"gpu_hours_per_month": 1520\.8' "100 GPU-h over 2 days x 730/48, as demand reports it"
 
 printf 'JobID|Start|End|AllocTRES|State\n1|2026-03-02T00:00:00|2026-03-01T00:00:00|gres/gpu=1|COMPLETED\n' >"$TMP/bad.txt"
 expect 2 "end before start" -- "$G" demand "$TMP/bad.txt"

@@ -36,18 +36,24 @@ has out '"cheapest": null' "none meets the target"
 
 # Burst after 1.5 h: C to spot, D on-demand; cost as in fleet_replay_test.cpp.
 expect 0 "burst meets 2h" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 2 --burst-after 1.5h,never --max-p95-queue 2h \
-  --checkpointing a --format json
+  --checkpointing-teams a --format json
 has out '"burst_spot_gpu_hours": 2\.0' "C on spot"
 has out '"burst_on_demand_gpu_hours": 1\.0' "D on-demand"
-has out '"spot": 333\.71' "1.60 x 730 / 3.5"
-has out '"on_demand": 417\.14' "2.00 x 730 / 3.5"
-has out '"owned": 176\.7[45]' "owned per month from option_cost"
+# Money is spread over the log's own 5 h (first start to last end), whatever the fleet.
+has out '"spot": 233\.6' "1.60 x 730 / 5"
+has out '"on_demand": 292\.0' "2.00 x 730 / 5"
+has out '"burst_spot_offer": "flat-cloud/x1 \(test-1\)"' "the spot burst's offer named"
+has out '"verdict": "HYBRID"' "owned and burst: the verdict buy-vs-rent would give"
+has out '"owned": 155\.6[23]' "option_cost: 106.36 fixed + 5 GPU-h x 730/5 x 0.45 kW x 0.15"
 
 expect 0 "table" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 0:2:1 --burst-after 0,1.5h,never --max-p95-queue 2h --no-color
 has out '^Fleet replay of 4 jobs' "title"
 has out '<- cheapest' "cheapest marked"
 has out 'Queue by team' "per-team queue"
-has out 'no team or partition is marked --checkpointing' "spot rule named"
+has out 'no team or partition is marked --checkpointing-teams' "spot rule named"
+has out '<- cheapest: (RENT|BUY|HYBRID)' "the verdict on the cheapest fleet"
+expect 2 "--checkpointing is activation recompute elsewhere, not a team list" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" \
+  --checkpointing a --max-p95-queue 2h
 expect 0 "csv" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 0,2 --max-p95-queue 2h --format csv
 has out '^owned_gpus,burst_after_seconds' "raw columns"
 expect 0 "priority" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 2 --burst-after never --priority b=10 --max-p95-queue 3h --format json
