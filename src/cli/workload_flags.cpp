@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/common.hpp"
+#include "gpuplan/engine_support.hpp"
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
 
@@ -103,8 +104,7 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
     warn("sequence length beyond the model's max context");
   }
   if (w.sharding != Sharding::ddp && w.gpus == 1) warn("--sharding " + std::string(to_string(w.sharding)) + " with --gpus 1 shards nothing");
-  if (w.offload == Offload::optimizer_params && w.sharding != Sharding::zero3 && w.sharding != Sharding::fsdp)
-    bad_flag("--offload", "optimizer+params offload needs --sharding zero3 or fsdp");
+  if (const std::string why = offload_problem(w); !why.empty()) bad_flag("--offload", why);
   return w;
 }
 

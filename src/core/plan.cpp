@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/engine_support.hpp"
 #include "gpuplan/memory.hpp"
 
 namespace gpuplan {
@@ -14,6 +15,7 @@ namespace {
 bool valid_variant(const Workload& w) {
   if (w.method == Method::qlora && w.precision == Precision::fp32) return false;
   if (w.sharding != Sharding::ddp && w.gpus == 1) return false;
+  if (!offload_problem(w).empty()) return false;  // never price an offload no engine runs
   return true;
 }
 
