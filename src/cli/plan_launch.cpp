@@ -155,11 +155,11 @@ bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r) {
     bad_flag("--node-rank", "the plan has " + std::to_string(lp.nodes) + " node(s): expected 0 to " + std::to_string(lp.nodes - 1));
   lp.node_rank = f.node_rank;
   lp.head_address = f.head_address;
+  // A file that drops a priced setting would launch another job than the one priced.
+  if (const std::string why = io::launch_refusal(lp, f.emit); !why.empty()) bad_flag("--emit", why);
   if (f.emit == "accelerate" && lp.nodes > 1 && lp.head_address.empty())
     bad_flag("--head-address", "the plan spans " + std::to_string(lp.nodes) +
                                    " nodes: accelerate needs the address of the machine_rank 0 host (and --node-rank per machine)");
-  // A file that drops a priced setting would launch another job than the one priced.
-  if (const std::string why = io::launch_refusal(lp, f.emit); !why.empty()) bad_flag("--emit", why);
   const std::string text = emit_text(f.emit, lp);
   const std::vector<std::string> notes = io::launch_notes(lp, f.emit);
   if (f.out.empty() || f.out == "-") {

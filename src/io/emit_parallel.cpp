@@ -76,11 +76,7 @@ void megatron_model_args(std::string& s, const LaunchPlan& p) {
   if (!a.tied) arg(s, "--untie-embeddings-and-output-weights");
   if (!a.linear_bias) arg(s, "--disable-bias-linear");
   if (a.qkv_bias) arg(s, "--add-qkv-bias");
-  if (a.qk_norm) arg(s, "--qk-layernorm");
-  if (a.experts > 1) {
-    arg(s, "--num-experts", std::to_string(a.experts));
-    arg(s, "--moe-router-topk", std::to_string(a.experts_per_token));
-  }
+  if (a.qk_norm) arg(s, "--qk-layernorm");  // dense models only (launch_refusal)
 }
 
 void megatron_parallel_args(std::string& s, const LaunchPlan& p) {

@@ -72,6 +72,8 @@ std::string megatron_refusal(const LaunchPlan& p) {
     return "Megatron-LM's GPT flags cannot describe this architecture (" +
            std::string(p.arch.layers <= 0 ? "only a parameter count is known" : "latent or sliding-window attention") + ")" +
            (torchtitan_model(p.arch.id).first.empty() ? std::string("") : ": use --emit torchtitan");
+  if (p.arch.experts > 1)
+    return "gpuplan writes Megatron-LM flags for dense models only: this mixture-of-experts plan runs with --emit torchrun or slurm";
   if (p.offload == "optimizer+params")
     return "Megatron-LM offloads only the optimizer: optimizer+params offload runs with " +
            std::string(torchtitan_model(p.arch.id).first.empty() ? "--emit deepspeed" : "--emit torchtitan or --emit deepspeed");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every launch file of a plan matrix (1 and 4 nodes; DDP, FSDP, ZeRO 1-3, offload, TP, TP x PP,
-# CP) is either written and checked, or refused with exit 2 naming the engine that can run it.
+# Every launch file of a plan matrix (1 and 4 nodes; DDP, FSDP, ZeRO 1-3, offload, TP, TP x PP;
+# CP is not in it: plan refuses --context-parallel against its base --gpus 1) is either written and checked, or refused with exit 2 naming the engine that can run it.
 # Written files go through the engine's checks (check_launch.py: torchtitan's JobConfig keys,
 # Megatron-LM's flags and validate_args rules, DeepSpeed and accelerate keys), and then the
 # round trip: the settings are read back out of the file (readback.py), run through `gpuplan
@@ -36,7 +36,7 @@ capture() {  # ENGINE FILE: runs the script (or SkyPilot's run section) with the
   fi
   rm -f "$2.args"
   env PATH="$TMP/bin:$PATH" CAPTURE="$2.args" MASTER_ADDR=n1 SLURM_JOB_ID=1 SLURM_JOB_NODELIST='n[1-4]' MODEL=m \
-    SKYPILOT_NODE_IPS=$'10.0.0.1\n10.0.0.2' SKYPILOT_NODE_RANK=0 SKYPILOT_NUM_NODES="$NODES" SKYPILOT_NUM_GPUS_PER_NODE=8 \
+    SKYPILOT_NODE_IPS=$'10.0.0.1\n10.0.0.2' SKYPILOT_NODE_RANK=0 SKYPILOT_NUM_NODES="$NODES" SKYPILOT_NUM_GPUS_PER_NODE="$PER_NODE" \
     bash "$script" >/dev/null 2>&1 && [[ -s $2.args ]]
 }
 
@@ -45,14 +45,13 @@ MATRIX=(
   "ddp-1node|--model llama-3.2-1b --shardings ddp --max-nodes 1|torchtitan"
   "fsdp-4nodes|--model llama-3.1-8b --shardings fsdp --max-nodes 4 --objective time|"
   "zero1|--model llama-3.1-8b --shardings zero1 --max-nodes 1 --micro-batches 1|torchtitan"
-  "zero2-offload|--model llama-3.1-8b --shardings zero2 --offload optimizer --optimizers adamw,adamw-8bit --max-nodes 1|torchtitan megatron"
+  "zero2-offload|--model llama-3.1-8b --shardings zero2 --offload optimizer --max-nodes 1|torchtitan megatron"
   "zero3-offload-params|--model llama-3.1-8b --shardings zero3 --offload optimizer+params --max-nodes 1 --micro-batches 1|megatron"
   "tp2-4nodes|--model llama-3.1-70b --tensor-parallels 2 --pipeline-parallels 1 --shardings fsdp --max-nodes 4 --objective time --micro-batches 1|deepspeed accelerate torchtitan"
   "tp4xpp4|--model llama-3.1-70b --tensor-parallel 4 --pipeline-parallel 4 --sequence-parallel --shardings ddp --max-nodes 4 --global-batch 256 --micro-batches 1|deepspeed accelerate"
-  "cp2|--model llama-3.1-8b --context-parallel 2 --seq-len 8192 --shardings fsdp --max-nodes 1 --micro-batches 1|deepspeed accelerate"
 )
 ENGINES=(deepspeed accelerate torchrun slurm skypilot torchtitan megatron)
-COMMON=(--provider aws --gpu h100-sxm --tokens 1B --methods full --checkpointing-options full --precisions bf16)
+COMMON=(--provider aws --gpu h100-sxm --tokens 1B --methods full --checkpointing-options full --precisions bf16 --optimizers adamw)
 
 for row in "${MATRIX[@]}"; do
   IFS='|' read -r name flags refused <<<"$row"
@@ -64,6 +63,7 @@ for row in "${MATRIX[@]}"; do
 import json, sys
 j = json.load(open(sys.argv[1])); p = j["plan"]
 print(p["provider"] + "/" + p["offer"], p["gpus"], max(1, p["gpus"] // 8), j["model"]["id"])' "$TMP/$name.plan.json")
+  PER_NODE=$((GPUS / NODES))
   for engine in "${ENGINES[@]}"; do
     out=$TMP/$name.$engine
     extra=()
@@ -127,5 +127,9 @@ for key in ("per_gpu_bytes", "step_seconds"):
 PY
   done
 done
+# No plan prices an offload no engine runs; plural shardings take an offload that one of them can.
+if "$G" plan --model llama-3.1-8b --provider aws --gpu h100-sxm --tokens 1B --methods full --optimizers adamw-8bit \
+  --offload optimizer --max-nodes 1 >/dev/null 2>"$TMP/err"; then bad "an 8-bit optimizer with offload was planned"; else
+  grep -q "8-bit optimizer" "$TMP/err" && ok || bad "8-bit offload refusal: $(cat "$TMP/err")"; fi
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
