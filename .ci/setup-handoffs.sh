@@ -16,10 +16,14 @@ if [[ -n $missing && $(id -u) -eq 0 ]]; then
 fi
 DIR=${GPUPLAN_SLURM_DIR:-/tmp/gpuplan-slurm}
 mkdir -p "$DIR/state" "$DIR/spool/gpunode1" "$DIR/spool/gpunode2" "$DIR/log" "$DIR/dev"
-for i in 0 1 2 3 4 5 6 7; do : >"$DIR/dev/gpu$i"; done  # stand-ins for /dev/nvidiaN
+# Stand-ins for /dev/nvidiaN: slurmd accepts only character or block devices as GPU files
+# (a regular file is refused); these have /dev/null's numbers, so nothing can use them.
+for i in 0 1 2 3 4 5 6 7; do
+  [[ -c $DIR/dev/gpu$i ]] || { rm -f "$DIR/dev/gpu$i"; mknod "$DIR/dev/gpu$i" c 1 3; }
+done
 chown -R slurm:slurm "$DIR" 2>/dev/null || true
-# Two slurmd on this host (-N NAME, one port each), each node with 8 fake GPUs: enough for the
-# controller to accept or refuse a job's shape; nothing ever runs on them.
+# Two slurmd on this host (-N NAME, one port each), each node with 8 fake GPUs: the controller
+# accepts or refuses a job's shape, and a 2-node job really runs (a stub in place of torchrun).
 cat >"$DIR/slurm.conf" <<CONF
 ClusterName=gpuplan-ci
 SlurmctldHost=$(hostname -s)

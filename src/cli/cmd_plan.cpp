@@ -15,6 +15,7 @@
 #include "cli/plan_launch.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
+#include "gpuplan/engine_support.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
 #include "io/plan_report.hpp"
@@ -179,16 +180,43 @@ void add_price_warnings(Report& r, const PlanInputs& in, const PlanResult& res, 
   r.json["warnings"] = warnings;
 }
 
+// --offload with searched optimizers and shardings: refused only when no listed pair can run it
+// (the search skips the pairs that cannot, so no plan prices an offload no engine runs).
+void check_offload(const PlanSpace& space, Workload w) {
+  if (w.offload == Offload::none) return;
+  std::string why;
+  for (const Optimizer o : space.optimizers)
+    for (const Sharding s : space.shardings)
+      for (const int gpus : {1, 2}) {
+        w.optimizer = o;
+        w.sharding = s;
+        w.gpus = gpus;
+        const std::string problem = offload_problem(w);
+        if (problem.empty()) return;
+        if (why.empty()) why = problem;
+      }
+  bad_flag("--offload", why + " (with every listed optimizer and sharding)");
+}
+
+// The base workload is checked before the search: its sharding is the first listed one that
+// can hold the offload (the search tries them all).
+void base_sharding(PlanFlags& g) {
+  if (g.workload.offload != "optimizer+params") return;
+  for (const auto& s : split(g.shardings))
+    if (s == "zero3" || s == "fsdp") {
+      g.workload.sharding = s;
+      return;
+    }
+}
+
 void run_plan(const PlanFlags& f) {
   const ResolvedModel rm = resolve_model(f.workload.model);
   const Workload base = build_workload(f.workload, rm.arch);
   const RunSettings run = build_run_settings(f.run, base);
   if (!run.spec.tokens && !run.spec.steps) bad_flag("--tokens", "plan needs the run's size: --tokens, --steps or --dataset-tokens");
-  static const std::vector<std::string> kEmits = {"deepspeed", "accelerate", "torchrun", "skypilot", "slurm"};
-  if (!f.launch.emit.empty() && std::find(kEmits.begin(), kEmits.end(), f.launch.emit) == kEmits.end())
-    bad_choice("--emit", f.launch.emit, "deepspeed, accelerate, torchrun, skypilot, slurm");
-  if (f.launch.emit.empty() && !f.launch.out.empty()) bad_flag("--out", "needs --emit");
+  check_launch_engine(f.launch);
   const PlanSpace space = build_space(f, base);
+  check_offload(space, base);
   const PlanInputs in = build_inputs(f, rm, base, run);
   check_size(space, in);
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
@@ -256,6 +284,7 @@ void setup_plan(CLI::App& app) {
     narrow(*cmd, "--pipeline-parallel", "--pipeline-parallels", std::to_string(g.workload.pipeline_parallel), g.pipeline_parallels);
     g.grad_accum_given = cmd->get_option("--grad-accum")->count() > 0;
     g.workload.tensor_parallel = g.workload.pipeline_parallel = 1;  // searched per candidate
+    base_sharding(g);
     parallel_degrees(g, resolve_model(g.workload.model).arch);
     run_plan(g);
   });

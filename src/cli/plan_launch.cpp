@@ -13,7 +13,11 @@ namespace gpuplan::cli {
 
 namespace {
 
-constexpr const char* kEngines = "deepspeed, accelerate, torchrun, skypilot, slurm";
+std::string engines() {
+  std::string s;
+  for (const char* e : io::kLaunchEngines) s += (s.empty() ? "" : ", ") + std::string(e);
+  return s;
+}
 
 // Disk for a SkyPilot node: the dataset, the checkpoints kept plus the one being written, the
 // base weights downloaded in 16-bit, and 50 GB for the image, packages and caches; in 10 GB steps.
@@ -22,6 +26,46 @@ int disk_gb(const ChosenPlan& c) {
   const double gb = c.run.spec.dataset_gb + (c.run.spec.keep_checkpoints + 1) * checkpoint_bytes(c.model, pc, c.workload) / 1e9 +
                     2 * pc.total() / 1e9 + 50;
   return static_cast<int>(std::min(1e6, std::ceil(gb / 10) * 10));
+}
+
+io::LaunchArch launch_arch(const ModelArch& m) {
+  io::LaunchArch a;
+  a.id = m.id;
+  if (m.params_only) return a;  // layers 0: the architecture is assumed, not known
+  a.layers = m.layers;
+  a.hidden = m.hidden_size;
+  a.ffn = m.intermediate_size;
+  a.heads = m.attention_heads;
+  a.kv_heads = m.kv_heads;
+  a.head_dim = m.head_dim;
+  a.vocab = m.vocab_size;
+  a.max_positions = m.max_context;
+  a.tied = m.tied_embeddings;
+  a.gated_mlp = m.mlp == MlpKind::gated;
+  a.rmsnorm = m.norm == NormKind::rmsnorm;
+  a.qkv_bias = m.qkv_bias;
+  a.linear_bias = m.o_bias || m.mlp_bias;
+  a.qk_norm = m.qk_norm;
+  a.experts = m.experts;
+  a.experts_per_token = m.experts_per_token;
+  a.unsupported_attention = m.mla() || m.sliding_window > 0 || m.learned_positions > 0 || m.shared_experts > 0 || m.first_dense_layers > 0;
+  return a;
+}
+
+// The plan's layout, batch and run length.
+void launch_layout(const ChosenPlan& c, io::LaunchPlan& lp) {
+  const Workload& w = c.workload;
+  lp.tensor_parallel = w.tensor_parallel;
+  lp.pipeline_parallel = w.pipeline_parallel;
+  lp.virtual_pipeline = w.virtual_pipeline;
+  lp.context_parallel = w.context_parallel;
+  lp.expert_parallel = w.expert_parallel;
+  lp.sequence_parallel = w.sequence_parallel;
+  lp.data_parallel = data_parallel(w);
+  lp.global_batch = lp.micro_batch * lp.grad_accum * lp.data_parallel;
+  const double per_step = static_cast<double>(lp.global_batch) * static_cast<double>(lp.seq_len);
+  lp.steps = c.run.spec.steps ? static_cast<long long>(std::ceil(*c.run.spec.steps))
+                              : static_cast<long long>(std::ceil(c.run.spec.tokens.value_or(0) / per_step));
 }
 
 io::LaunchPlan launch_plan(const ChosenPlan& c) {
@@ -33,7 +77,8 @@ io::LaunchPlan launch_plan(const ChosenPlan& c) {
   lp.optimizer = to_string(w.optimizer);
   lp.sharding = to_string(w.sharding);
   lp.offload = to_string(w.offload);
-  lp.checkpointing = w.checkpointing != Checkpointing::none;
+  lp.checkpointing = to_string(w.checkpointing);
+  lp.attention = to_string(w.attention);
   lp.micro_batch = c.best.micro_batch;
   lp.grad_accum = c.best.grad_accum;
   lp.seq_len = w.seq_len;
@@ -41,12 +86,19 @@ io::LaunchPlan launch_plan(const ChosenPlan& c) {
   lp.gpus_per_node = std::max(1, c.offer.offer->gpus);
   lp.nodes = std::max(1, c.best.gpus / lp.gpus_per_node);
   lp.lora_rank = w.lora_rank;
-  lp.accelerator = io::skypilot_accelerator(*c.offer.gpu);
+  launch_layout(c, lp);
+  lp.arch = launch_arch(c.model);
   lp.provider = c.offer.provider->id;
   lp.cloud = io::skypilot_cloud(lp.provider);
+  lp.accelerator = io::skypilot_accelerator_on(*c.offer.gpu, lp.cloud);
+  if (lp.accelerator.empty()) {  // not in that cloud's SkyPilot catalog: pin no cloud (launch_notes says so)
+    lp.accelerator = io::skypilot_accelerator(*c.offer.gpu);
+    lp.cloud.clear();
+  }
   const std::string& id = c.offer.offer->id;
   // A SkyPilot price sheet's offers are INSTANCETYPE@REGION: both can be pinned exactly.
   if (const auto at = id.find('@'); at != std::string::npos) lp.instance_type = id.substr(0, at);
+  if (lp.instance_type.empty() && !lp.cloud.empty()) lp.instance_type = io::skypilot_instance_type(lp.cloud, id);
   const std::string& region = c.offer.offer->region;
   if (!region.empty() && region != "any" && region != "global") lp.region = region;
   lp.spot = c.pricing == Pricing::spot;
@@ -62,18 +114,31 @@ std::string emit_text(const std::string& engine, const io::LaunchPlan& lp) {
   if (engine == "torchrun") return io::emit_torchrun(lp);
   if (engine == "skypilot") return io::emit_skypilot(lp);
   if (engine == "slurm") return io::emit_slurm(lp);
-  bad_choice("--emit", engine, kEngines);
+  if (engine == "torchtitan") return io::emit_torchtitan(lp);
+  if (engine == "megatron") return io::emit_megatron(lp);
+  bad_choice("--emit", engine, engines().c_str());
 }
 
 }  // namespace
 
 void add_launch_options(CLI::App& command, LaunchFlags& f) {
   CLI::App& cmd = option_section(command, "Launch files");
-  cmd.add_option("--emit", f.emit, "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm");
+  cmd.add_option("--emit", f.emit,
+                 "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm | torchtitan | megatron");
   cmd.add_option("--out", f.out, "File for --emit (replaced atomically; default or -: stdout)");
   cmd.add_option("--head-address", f.head_address, "accelerate, more than one node: address of the machine_rank 0 host");
   cmd.add_option("--port", f.port, "Rendezvous port of the multi-node launch (default 29500)");
   cmd.add_option("--node-rank", f.node_rank, "accelerate, more than one node: the machine this file is for (0 = head)")->capture_default_str();
+}
+
+void check_launch_engine(const LaunchFlags& f) {
+  if (f.emit.empty()) {
+    if (!f.out.empty()) bad_flag("--out", "needs --emit");
+    return;
+  }
+  for (const char* e : io::kLaunchEngines)
+    if (f.emit == e) return;
+  bad_choice("--emit", f.emit, engines().c_str());
 }
 
 bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r) {
@@ -90,6 +155,8 @@ bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r) {
     bad_flag("--node-rank", "the plan has " + std::to_string(lp.nodes) + " node(s): expected 0 to " + std::to_string(lp.nodes - 1));
   lp.node_rank = f.node_rank;
   lp.head_address = f.head_address;
+  // A file that drops a priced setting would launch another job than the one priced.
+  if (const std::string why = io::launch_refusal(lp, f.emit); !why.empty()) bad_flag("--emit", why);
   if (f.emit == "accelerate" && lp.nodes > 1 && lp.head_address.empty())
     bad_flag("--head-address", "the plan spans " + std::to_string(lp.nodes) +
                                    " nodes: accelerate needs the address of the machine_rank 0 host (and --node-rank per machine)");

@@ -26,6 +26,9 @@ struct ChosenPlan {
   const RunSettings& run;
 };
 
+// Refuses an unknown --emit engine, or --out without --emit, before the search runs.
+void check_launch_engine(const LaunchFlags& f);
+
 // Writes the launch file (stdout or --out) when --emit was given. Returns true when the file
 // went to stdout, where it must stand alone (no report after it).
 bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r);

@@ -4,6 +4,7 @@
 
 #include "cli/common.hpp"
 #include "gpuplan/job.hpp"
+#include "gpuplan/engine_support.hpp"
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
 
@@ -122,6 +123,7 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
     if (p.warning) warn(rule_text(p, m, w));
     else bad_flag(flag_of(p.setting), rule_text(p, m, w));
   }
+  if (const std::string why = offload_problem(w); !why.empty()) bad_flag("--offload", why);
   return w;
 }
 

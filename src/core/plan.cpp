@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/engine_support.hpp"
 #include "gpuplan/memory.hpp"
 
 namespace gpuplan {
@@ -15,6 +16,7 @@ bool valid_variant(const Workload& w) {
   if (w.method == Method::qlora && w.precision == Precision::fp32) return false;
   if (w.sharding != Sharding::ddp && w.gpus == 1) return false;
   if (w.pure_bf16 && w.precision != Precision::bf16) return false;  // pure bf16 is a bf16 setting
+  if (!offload_problem(w).empty()) return false;  // never price an offload no engine runs
   return true;
 }
 

@@ -1,4 +1,5 @@
 #include "gpuplan/workload.hpp"
+#include "gpuplan/engine_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -63,6 +64,17 @@ int data_parallel(const Workload& w) {
   return static_cast<int>(std::max(1L, w.gpus / model_parallel));
 }
 bool is_lora(Method m) { return m == Method::lora || m == Method::qlora; }
+
+std::string offload_problem(const Workload& w) {
+  if (w.offload == Offload::none || !is_training(w.method)) return "";
+  if (w.optimizer == Optimizer::adamw_8bit || w.optimizer == Optimizer::paged_adamw_8bit)
+    return "an 8-bit optimizer (bitsandbytes) steps on the GPU: DeepSpeed's and FSDP's CPU offload cannot run it";
+  const bool zero3 = w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
+  if (w.offload == Offload::optimizer_params && !zero3) return "optimizer+params offload needs --sharding zero3 or fsdp";
+  if (w.sharding == Sharding::ddp && w.gpus > 1)
+    return "offload on several GPUs needs sharded states (--sharding zero1, zero2, zero3 or fsdp): DDP has no offload";
+  return "";
+}
 
 const char* to_string(Method v) { return name_of(kMethods, v); }
 const char* to_string(Precision v) { return name_of(kPrecisions, v); }

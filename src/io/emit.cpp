@@ -12,11 +12,12 @@ namespace gpuplan::io {
 
 namespace {
 
-int zero_stage(const std::string& sharding) {
-  if (sharding == "zero1") return 1;
-  if (sharding == "zero2") return 2;
-  if (sharding == "zero3" || sharding == "fsdp") return 3;
-  return 0;
+int zero_stage(const LaunchPlan& p) {
+  if (p.sharding == "zero1") return 1;
+  if (p.sharding == "zero2") return 2;
+  if (p.sharding == "zero3" || p.sharding == "fsdp") return 3;
+  // DeepSpeed offloads from stage 1 up; on one GPU ZeRO-2 shards nothing, so it is DDP with offload.
+  return p.offload == "none" ? 0 : 2;
 }
 
 // Slurm's D-HH:MM:SS (an H:MM:SS with H past 24 is not a form every Slurm version takes).
@@ -39,13 +40,19 @@ std::string comment_safe(const std::string& s) {
   return out;
 }
 
-// train.py's arguments: the plan's settings, each value its own quoted word.
+// train.py's arguments: every setting the plan priced, each value its own quoted word.
 std::string train_args(const LaunchPlan& p) {
   std::string s = "train.py --model " + shell_quote(p.model) + " --method " + shell_quote(p.method) +
                   " --precision " + shell_quote(p.precision) + " --optimizer " + shell_quote(p.optimizer) +
                   " --micro-batch " + std::to_string(p.micro_batch) + " --grad-accum " + std::to_string(p.grad_accum) +
-                  " --seq-len " + std::to_string(p.seq_len) + " --sharding " + shell_quote(p.sharding);
-  if (p.checkpointing) s += " --gradient-checkpointing";
+                  " --global-batch " + std::to_string(p.global_batch) + " --seq-len " + std::to_string(p.seq_len) +
+                  " --sharding " + shell_quote(p.sharding) + " --offload " + shell_quote(p.offload) +
+                  " --checkpointing " + shell_quote(p.checkpointing) + " --attention " + shell_quote(p.attention) +
+                  " --tensor-parallel " + std::to_string(p.tensor_parallel) + " --pipeline-parallel " + std::to_string(p.pipeline_parallel) +
+                  " --context-parallel " + std::to_string(p.context_parallel);
+  if (p.virtual_pipeline > 1) s += " --virtual-pipeline " + std::to_string(p.virtual_pipeline);
+  if (p.expert_parallel > 1) s += " --expert-parallel " + std::to_string(p.expert_parallel);
+  if (p.sequence_parallel) s += " --sequence-parallel";
   if (p.method == "lora" || p.method == "qlora") s += " --lora-rank " + std::to_string(p.lora_rank);
   return s;
 }
@@ -100,14 +107,17 @@ std::string emit_deepspeed(const LaunchPlan& p) {
   nlohmann::json j;
   j["train_micro_batch_size_per_gpu"] = p.micro_batch;
   j["gradient_accumulation_steps"] = p.grad_accum;
-  j["train_batch_size"] = p.micro_batch * p.grad_accum * p.gpus;
+  j["train_batch_size"] = p.global_batch;  // micro-batch x accumulation x data-parallel replicas
   j["gradient_clipping"] = 1.0;
   j["bf16"] = {{"enabled", p.precision == "bf16" || p.precision == "fp8"}};  // see launch_notes
   j["fp16"] = {{"enabled", p.precision == "fp16"}};
-  nlohmann::json zero = {{"stage", zero_stage(p.sharding)}, {"overlap_comm", true}, {"contiguous_gradients", true}};
+  nlohmann::json zero = {{"stage", zero_stage(p)}, {"overlap_comm", true}, {"contiguous_gradients", true}};
   if (p.offload == "optimizer" || p.offload == "optimizer+params") zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
   if (p.offload == "optimizer+params") zero["offload_param"] = {{"device", "cpu"}, {"pin_memory", true}};
   j["zero_optimization"] = zero;
+  // train.py hands deepspeed.initialize its own optimizer; with offload DeepSpeed refuses a
+  // client optimizer unless this is off (pass DeepSpeedCPUAdam for the priced CPU step).
+  if (p.offload != "none") j["zero_force_ds_cpu_optimizer"] = false;
   j["activation_checkpointing"] = {{"partition_activations", false}, {"contiguous_memory_optimization", false}};
   j["wall_clock_breakdown"] = false;
   return j.dump(2) + "\n";
@@ -116,11 +126,11 @@ std::string emit_deepspeed(const LaunchPlan& p) {
 std::string emit_accelerate(const LaunchPlan& p) {
   // Keys as accelerate's ClusterConfig reads them (accelerate/commands/config/config_args.py).
   const bool fsdp = p.sharding == "fsdp";
-  const bool ds = p.sharding == "zero1" || p.sharding == "zero2" || p.sharding == "zero3";
+  const bool ds = p.sharding == "zero1" || p.sharding == "zero2" || p.sharding == "zero3" || (!fsdp && p.offload != "none");
   YAML::Emitter out;
   out << YAML::BeginMap;
   put(out, "compute_environment", std::string("LOCAL_MACHINE"));
-  put(out, "distributed_type", std::string(p.gpus == 1 ? "NO" : fsdp ? "FSDP" : ds ? "DEEPSPEED" : "MULTI_GPU"));
+  put(out, "distributed_type", std::string(ds ? "DEEPSPEED" : p.gpus == 1 ? "NO" : fsdp ? "FSDP" : "MULTI_GPU"));
   put(out, "mixed_precision", std::string(p.precision == "fp32" ? "no" : p.precision));
   put(out, "num_machines", p.nodes);
   put(out, "num_processes", p.gpus);
@@ -137,21 +147,24 @@ std::string emit_accelerate(const LaunchPlan& p) {
     put(out, "fsdp_sharding_strategy", std::string("FULL_SHARD"));
     put(out, "fsdp_auto_wrap_policy", std::string("TRANSFORMER_BASED_WRAP"));
     put(out, "fsdp_offload_params", p.offload == "optimizer+params");
-    put(out, "fsdp_activation_checkpointing", p.checkpointing);
+    put(out, "fsdp_activation_checkpointing", p.checkpointing != "none");
     put(out, "fsdp_state_dict_type", std::string("SHARDED_STATE_DICT"));
     out << YAML::EndMap;
   }
   if (ds) {
     out << YAML::Key << "deepspeed_config" << YAML::Value << YAML::BeginMap;
-    put(out, "zero_stage", zero_stage(p.sharding));
+    put(out, "zero_stage", zero_stage(p));
     put(out, "gradient_accumulation_steps", p.grad_accum);
+    // Without it accelerate starts `deepspeed --launcher pdsh` on each machine: separate jobs.
+    if (p.nodes > 1) put(out, "deepspeed_multinode_launcher", std::string("standard"));
     put(out, "offload_optimizer_device", std::string(p.offload == "none" ? "none" : "cpu"));
     put(out, "offload_param_device", std::string(p.offload == "optimizer+params" ? "cpu" : "none"));
-    if (p.sharding == "zero3") put(out, "zero3_init_flag", true);
+    if (zero_stage(p) == 3) put(out, "zero3_init_flag", true);
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
-  std::string header = "# accelerate launch --config_file this.yaml train.py  (written by gpuplan plan for " + comment_safe(p.model) + ")\n";
+  std::string header = "# accelerate launch --config_file this.yaml train.py  (written by gpuplan plan for " + comment_safe(p.model) + ")\n" +
+                       "# train.py's settings: " + comment_safe(train_args(p)) + "\n";
   if (p.nodes > 1)
     header += "# machine " + std::to_string(p.node_rank) + " of " + std::to_string(p.nodes) +
               ": every machine needs its own file (gpuplan plan ... --node-rank N)\n";
@@ -248,10 +261,23 @@ std::vector<std::string> launch_notes(const LaunchPlan& p, const std::string& en
       notes.push_back("DeepSpeed's config has no fp8 switch: the file enables bf16; fp8 needs Transformer Engine in train.py");
     if (p.sharding == "fsdp") notes.push_back("DeepSpeed has no FSDP: fsdp is written as ZeRO stage 3, which shards the same state");
   }
+  if ((engine == "deepspeed" || engine == "accelerate") && p.offload != "none" && p.sharding != "fsdp") {
+    notes.push_back("the offload was priced with DeepSpeed's CPU Adam step: give deepspeed.initialize a "
+                    "deepspeed.ops.adam.DeepSpeedCPUAdam (the config lets a client optimizer through)");
+    if (p.sharding == "ddp") notes.push_back("one GPU with offload is written as ZeRO stage 2, which shards nothing on one GPU");
+  }
+  const bool layout = p.tensor_parallel > 1 || p.pipeline_parallel > 1 || p.context_parallel > 1 || p.expert_parallel > 1;
+  if ((engine == "torchrun" || engine == "slurm" || engine == "skypilot") && layout)
+    notes.push_back("train.py gets the layout as flags (--tensor-parallel " + std::to_string(p.tensor_parallel) + " --pipeline-parallel " +
+                    std::to_string(p.pipeline_parallel) + " --context-parallel " + std::to_string(p.context_parallel) +
+                    ") and must build it itself; --emit megatron or torchtitan writes a config an engine runs as is");
   if (engine == "accelerate" && p.precision == "fp8")
     notes.push_back("accelerate's fp8 mixed precision needs Transformer Engine or MS-AMP installed on every node");
   if (engine == "skypilot") {
-    if (p.cloud.empty())
+    if (p.cloud.empty() && !skypilot_cloud(p.provider).empty())
+      notes.push_back("SkyPilot's catalog for " + skypilot_cloud(p.provider) + " does not offer " + p.accelerator +
+                      ": the task pins no cloud, so SkyPilot may run it elsewhere at another price");
+    else if (p.cloud.empty())
       notes.push_back("provider '" + p.provider + "' is not a SkyPilot cloud: the task pins no cloud, so SkyPilot may run it "
                       "elsewhere at another price");
     else if (p.instance_type.empty())
@@ -282,6 +308,41 @@ std::string skypilot_accelerator(const Gpu& gpu) {
     return a;
   }
   return gpu.id;
+}
+
+std::string skypilot_accelerator_on(const Gpu& gpu, const std::string& cloud) {
+  // Clouds whose catalog spells GPUs its own way, listed whole: `sky show-gpus --cloud runpod`
+  // (SkyPilot's catalogs/v8/runpod/vms.csv AcceleratorName), Lambda's catalogs/v8/lambda/vms.csv,
+  // and DigitalOcean, where SkyPilot offers only the H100 droplets.
+  struct Name {
+    const char *cloud, *gpu, *name;
+  };
+  static const Name kNames[] = {
+      {"runpod", "h100-sxm", "H100-SXM"},     {"runpod", "h100-pcie", "H100"},           {"runpod", "h200", "H200-SXM"},
+      {"runpod", "a100-80gb-sxm", "A100-80GB-SXM"}, {"runpod", "a100-80gb-pcie", "A100-80GB"}, {"runpod", "b200", "B200"},
+      {"runpod", "mi300x", "MI300X"},         {"runpod", "l4", "L4"},                    {"runpod", "rtx-3090", "RTX3090"},
+      {"runpod", "rtx-4090", "RTX4090"},      {"runpod", "rtx-4000-ada", "RTX4000-Ada"}, {"runpod", "rtx-6000-ada", "RTX6000-Ada"},
+      {"lambda", "h100-sxm", "H100"},         {"lambda", "h100-pcie", "H100"},           {"lambda", "a100-40gb-pcie", "A100"},
+      {"lambda", "a100-40gb-sxm", "A100"},    {"lambda", "a100-80gb-sxm", "A100-80GB"},  {"lambda", "b200", "B200"},
+      {"lambda", "v100-16gb", "V100"},        {"do", "h100-sxm", "H100"}};
+  static const char* const kListed[] = {"runpod", "lambda", "do"};
+  // Single GPUs other clouds' catalogs lack (OCI's catalog has no B200 or MI300X shapes for SkyPilot).
+  static const std::pair<const char*, const char*> kMissing[] = {{"oci", "b200"}, {"oci", "mi300x"}};
+  for (const auto& n : kNames)
+    if (cloud == n.cloud && gpu.id == n.gpu) return n.name;
+  for (const char* c : kListed)
+    if (cloud == c) return "";
+  for (const auto& [c, g] : kMissing)
+    if (cloud == c && gpu.id == g) return "";
+  return skypilot_accelerator(gpu);
+}
+
+std::string skypilot_instance_type(const std::string& cloud, const std::string& offer_id) {
+  // Lambda's offers are its instance types with - for _ (gpu-8x-h100-sxm5 is gpu_8x_h100_sxm5).
+  if (cloud != "lambda" || offer_id.rfind("gpu-", 0) != 0) return "";
+  std::string t = offer_id;
+  std::replace(t.begin(), t.end(), '-', '_');
+  return t;
 }
 
 std::string skypilot_cloud(const std::string& provider_id) {

@@ -33,17 +33,37 @@ nlohmann::json candidate_json(const PlanView& v, const Candidate& c) {
                       {"gpu_hours", c.gpu_hours},              {"mfu", c.mfu},
                       {"cost", c.cost},                        {"currency", v.currency},
                       {"meets_deadline", c.meets_deadline},    {"meets_budget", c.meets_budget}};
+  j["offload"] = to_string(w.offload);
+  j["global_batch"] = c.micro_batch * c.grad_accum * data_parallel(w);
+  j["layout"] = {{"data_parallel", data_parallel(w)},         {"tensor_parallel", w.tensor_parallel},
+                 {"pipeline_parallel", w.pipeline_parallel},  {"virtual_pipeline", w.virtual_pipeline},
+                 {"context_parallel", w.context_parallel},    {"expert_parallel", w.expert_parallel},
+                 {"sequence_parallel", w.sequence_parallel}};
   if (v.space.pricings[c.pricing] == Pricing::spot)
     j["spot"] = {{"checkpoint_interval_seconds", c.checkpoint_interval_seconds}, {"expected_preemptions", c.expected_preemptions}};
   return j;
 }
 
-// "8 fsdp", "64 tp8 pp2 ddp".
+// "tp8 x pp2 x dp4": the model-parallel degrees above 1, then the data-parallel replicas.
+std::string layout_text(const Workload& w) {
+  std::string s;
+  auto add = [&](const char* what, int n) {
+    if (n > 1) s += what + std::to_string(n) + " x ";
+  };
+  add("tp", w.tensor_parallel);
+  add("pp", w.pipeline_parallel);
+  add("cp", w.context_parallel);
+  add("ep", w.expert_parallel);
+  return s + "dp" + std::to_string(data_parallel(w)) + (w.sequence_parallel && w.tensor_parallel > 1 ? " sp" : "");
+}
+
+// "8 fsdp", "64 tp8 x pp2 x dp4 ddp", "16 zero2 +offload".
 std::string gpus_text(int gpus, const Workload& w) {
   std::string s = std::to_string(gpus);
-  if (w.tensor_parallel > 1) s += " tp" + std::to_string(w.tensor_parallel);
-  if (w.pipeline_parallel > 1) s += " pp" + std::to_string(w.pipeline_parallel);
-  return s + " " + to_string(w.sharding);
+  if (w.tensor_parallel > 1 || w.pipeline_parallel > 1 || w.context_parallel > 1 || w.expert_parallel > 1) s += " " + layout_text(w);
+  s += std::string(" ") + to_string(w.sharding);
+  if (w.offload != Offload::none) s += std::string(" +offload ") + to_string(w.offload);
+  return s;
 }
 
 Table candidates_table(const PlanView& v, const std::string& title, const std::vector<Candidate>& cs, std::size_t limit) {
@@ -108,7 +128,12 @@ std::vector<std::vector<std::string>> reasons(const PlanView& v, const Candidate
       rows.push_back({s.setting, s.choice, why});
       continue;
     }
-    rows.push_back({s.setting, count_of(best.gpus, "GPU") + ", " + s.choice, why});
+    const Workload bw = candidate_workload(v.in, v.space, best);
+    rows.push_back({s.setting, count_of(best.gpus, "GPU") + " (" + layout_text(bw) + "), " + s.choice, why});
+    if (bw.offload != Offload::none)
+      rows.push_back({"offload", to_string(bw.offload), "given with --offload: " + std::string(bw.offload == Offload::optimizer
+                                                                                               ? "optimizer states and step on the CPU"
+                                                                                               : "parameters, gradients and optimizer on the CPU")});
     rows.push_back({"batch", std::to_string(best.micro_batch) + " x " + std::to_string(best.grad_accum) + " accumulation",
                     v.in.global_batch > 0 ? "micro-batch x accumulation x " + count_of(best.gpus, "GPU") + " keeps the global batch of " +
                                                 std::to_string(v.in.global_batch) + " sequences"

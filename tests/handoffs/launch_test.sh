@@ -112,6 +112,26 @@ for name in "${NAMES[@]}"; do
     queue "$name" "$nodes"
   done
 done
+# One 2-node batch script really runs on the two fake nodes, with a stub in place of torchrun
+# that prints each rank's view: one line per node, the same rendezvous on the first host.
+mkdir -p "$TMP/stub"
+cat >"$TMP/stub/torchrun" <<'SH'
+#!/bin/bash
+a=" $* "
+val() { local v=${a#* $1 }; echo "${v%% *}"; }
+echo "rank $SLURM_PROCID of $SLURM_NTASKS node $SLURM_NODEID nnodes $(val --nnodes) endpoint $(val --rdzv_endpoint)" \
+  "tp $(val --tensor-parallel) pp $(val --pipeline-parallel)"
+SH
+chmod +x "$TMP/stub/torchrun"
+job=$TMP/1.multi.slurm
+if out=$(cd "$TMP" && PATH="$TMP/stub:$PATH" timeout 90 sbatch --wait --output="$TMP/job.out" "$job" 2>&1); then
+  sort "$TMP/job.out" >"$TMP/job.sorted"
+  if [[ $(grep -c '^rank ' "$TMP/job.sorted") == 2 ]] && grep -q '^rank 0 of 2 node 0 nnodes 2 endpoint gpunode1:29500 tp ' "$TMP/job.sorted" &&
+    grep -q '^rank 1 of 2 node 1 nnodes 2 endpoint gpunode1:29500 tp ' "$TMP/job.sorted"; then ok; else
+    bad "the 2-node job's ranks"; cat "$TMP/job.out"; fi
+else
+  bad "sbatch --wait of a 2-node job: $out"; cat "$TMP/job.out" 2>/dev/null
+fi
 # torch.distributed.run's own parser over every captured line (torch imported once).
 $PY "$HERE/check_launch.py" torchrun-dir "$TMP/lines" && ok || bad "torchrun's parser refused a line"
 echo "$pass passed, $fail failed"

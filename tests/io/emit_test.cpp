@@ -19,9 +19,11 @@ io::LaunchPlan plan() {
   p.optimizer = "adamw";
   p.sharding = "zero3";
   p.offload = "optimizer";
-  p.checkpointing = true;
+  p.checkpointing = "full";
   p.micro_batch = 4;
   p.grad_accum = 2;
+  p.global_batch = 4 * 2 * 16;
+  p.data_parallel = 16;
   p.gpus = 16;
   p.gpus_per_node = 8;
   p.nodes = 2;
@@ -138,7 +140,8 @@ TEST_CASE("shell_quote makes one word of anything", "[emit]") {
 // SkyPilot: docs.skypilot.co/en/latest/reference/yaml-spec.html.
 TEST_CASE("every emitted key is one the engine documents", "[emit]") {
   const std::set<std::string> ds_top = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping",
-                                        "bf16", "fp16", "zero_optimization", "activation_checkpointing", "wall_clock_breakdown"};
+                                        "bf16", "fp16", "zero_optimization", "activation_checkpointing", "wall_clock_breakdown",
+                                        "zero_force_ds_cpu_optimizer"};
   const std::set<std::string> ds_zero = {"stage", "overlap_comm", "contiguous_gradients", "offload_optimizer", "offload_param"};
   const std::set<std::string> acc = {"compute_environment", "distributed_type", "mixed_precision", "num_machines", "num_processes",
                                      "machine_rank", "main_process_ip", "main_process_port", "rdzv_backend", "same_network",
@@ -178,4 +181,109 @@ TEST_CASE("what an engine's file cannot say is said", "[emit]") {
   p.cloud = "";
   p.provider = "e2e";
   CHECK(io::launch_notes(p, "skypilot").size() == 1);
+}
+
+namespace {
+// Llama 3.1 70B on 4 nodes of 8: tensor parallel 4 x pipeline 4 x data parallel 2.
+io::LaunchPlan tp_pp_plan() {
+  io::LaunchPlan p = plan();
+  p.model = "meta-llama/Llama-3.1-70B";
+  p.sharding = "ddp";
+  p.offload = "none";
+  p.gpus = 32;
+  p.nodes = 4;
+  p.tensor_parallel = 4;
+  p.pipeline_parallel = 4;
+  p.sequence_parallel = true;
+  p.data_parallel = 2;
+  p.micro_batch = 1;
+  p.grad_accum = 128;
+  p.global_batch = 256;
+  p.steps = 1000;
+  p.arch = {"llama-3.1-70b", 80, 8192, 28672, 64, 8, 128, 128256, 131072, false, true, true, false, false, false, 0, 0, false};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("DeepSpeed's batch is the plan's global batch; offload lets the client optimizer in", "[emit]") {
+  io::LaunchPlan p = plan();
+  p.data_parallel = 8;  // e.g. context parallel 2 on 16 GPUs: 8 replicas
+  p.global_batch = 4 * 2 * 8;
+  CHECK(nlohmann::json::parse(io::emit_deepspeed(p))["train_batch_size"] == 64);
+  CHECK(nlohmann::json::parse(io::emit_deepspeed(p))["zero_force_ds_cpu_optimizer"] == false);
+  p.offload = "none";
+  CHECK(!nlohmann::json::parse(io::emit_deepspeed(p)).contains("zero_force_ds_cpu_optimizer"));
+  // DDP with offload on one GPU: ZeRO-2, which shards nothing there (stage 0 cannot offload).
+  p.sharding = "ddp";
+  p.offload = "optimizer";
+  p.gpus = p.nodes = p.gpus_per_node = 1;
+  CHECK(nlohmann::json::parse(io::emit_deepspeed(p))["zero_optimization"]["stage"] == 2);
+}
+
+TEST_CASE("accelerate on several nodes runs DeepSpeed as one job", "[emit]") {
+  io::LaunchPlan p = plan();  // zero3 on 2 nodes
+  p.head_address = "10.0.0.1";
+  CHECK(YAML::Load(io::emit_accelerate(p))["deepspeed_config"]["deepspeed_multinode_launcher"].as<std::string>() == "standard");
+  p.nodes = 1;
+  CHECK(!YAML::Load(io::emit_accelerate(p))["deepspeed_config"]["deepspeed_multinode_launcher"]);
+}
+
+TEST_CASE("an engine that cannot run the priced layout is refused, naming one that can", "[emit]") {
+  const io::LaunchPlan p = tp_pp_plan();
+  for (const char* engine : {"deepspeed", "accelerate"}) {
+    const std::string why = io::launch_refusal(p, engine);
+    CHECK(why.find("tensor parallel 4, pipeline parallel 4") != std::string::npos);
+    CHECK(why.find("--emit megatron or --emit torchtitan") != std::string::npos);
+  }
+  for (const char* engine : {"torchrun", "slurm", "skypilot", "torchtitan", "megatron"}) CHECK(io::launch_refusal(p, engine).empty());
+  io::LaunchPlan q = p;
+  q.arch.id = "mistral-7b";  // not in torchtitan's registry
+  CHECK(io::launch_refusal(q, "torchtitan").find("--emit megatron") != std::string::npos);
+  CHECK(io::launch_refusal(q, "deepspeed").find("--emit megatron") != std::string::npos);
+  q = p;
+  q.sequence_parallel = false;  // torchtitan's TP always is
+  CHECK(io::launch_refusal(q, "torchtitan").find("--sequence-parallel") != std::string::npos);
+  q = plan();
+  q.sharding = "fsdp";  // accelerate's FSDP cannot offload the optimizer alone
+  CHECK(io::launch_refusal(q, "accelerate").find("--emit deepspeed") != std::string::npos);
+  q.offload = "optimizer+params";
+  CHECK(io::launch_refusal(q, "accelerate").empty());
+  q = tp_pp_plan();
+  q.offload = "optimizer+params";
+  q.sharding = "zero3";
+  CHECK(io::launch_refusal(q, "megatron").find("--emit torchtitan") != std::string::npos);
+  q.method = "lora";
+  CHECK(io::launch_refusal(q, "deepspeed").find("no engine gpuplan writes for") != std::string::npos);
+}
+
+TEST_CASE("torchtitan's job config carries the layout, batch and checkpointing", "[emit]") {
+  const std::string t = io::emit_torchtitan(tp_pp_plan());
+  for (const char* line : {"name = \"llama3\"", "flavor = \"70B\"", "tensor_parallel_degree = 4", "pipeline_parallel_degree = 4",
+                           "data_parallel_replicate_degree = 2", "data_parallel_shard_degree = 1", "context_parallel_degree = 1",
+                           "local_batch_size = 128", "global_batch_size = 256", "pipeline_parallel_microbatch_size = 1",
+                           "steps = 1000", "mode = \"full\"", "enable = false", "enable_cpu_offload = false"})
+    CHECK(t.find(std::string(line) + "\n") != std::string::npos);
+  io::LaunchPlan p = tp_pp_plan();
+  p.precision = "fp8";
+  p.sharding = "fsdp";
+  const std::string f = io::emit_torchtitan(p);
+  CHECK(f.find("converters = [\"quantize.linear.float8\"]") != std::string::npos);
+  CHECK(f.find("[compile]\nenable = true") != std::string::npos);
+  CHECK(f.find("data_parallel_shard_degree = 2") != std::string::npos);
+}
+
+TEST_CASE("Megatron-LM's arguments carry the layout, batch, recompute and model", "[emit]") {
+  const std::string m = io::emit_megatron(tp_pp_plan());
+  for (const char* arg : {"--tensor-model-parallel-size 4", "--pipeline-model-parallel-size 4", "--context-parallel-size 1", "--sequence-parallel",
+                          "--micro-batch-size 1", "--global-batch-size 256", "--recompute-granularity full", "--num-layers 80",
+                          "--hidden-size 8192", "--ffn-hidden-size 28672", "--num-attention-heads 64", "--group-query-attention",
+                          "--num-query-groups 8", "--swiglu", "--untie-embeddings-and-output-weights", "--bf16", "--train-iters 1000"})
+    CHECK(m.find(std::string("  ") + arg + "\n") != std::string::npos);
+  CHECK(m.find("--nnodes 4 --nproc_per_node 8") != std::string::npos);
+  io::LaunchPlan p = tp_pp_plan();
+  p.sharding = "zero1";
+  p.offload = "optimizer";
+  const std::string o = io::emit_megatron(p);
+  CHECK(o.find("--use-distributed-optimizer") != std::string::npos);
+  CHECK(o.find("--optimizer-cpu-offload") != std::string::npos);
 }
