@@ -55,8 +55,11 @@ struct OfferEvaluation {
   bool fits = false;                // memory fits (the offer may still be excluded for another reason)
   Exclusion excluded = Exclusion::none;
   const char* infeasible_reason = "";  // cannot_finish, bad_layout: the model's literal
-  bool resharded = false;           // the job's DDP replicas did not fit: sharded (FSDP) to fit
+  // The job as written did not fit: training's DDP replicas sharded (FSDP); inference split by
+  // tensor parallelism (the smallest TP that fits, workload.tensor_parallel).
+  bool resharded = false;
   double per_gpu_bytes = 0;
+  double hfu_asked = 0;             // > 1: --mfu implied this hardware utilisation; run at 1 instead
   double capacity_bytes = 0;        // the card's usable memory (Gpu::usable_bytes)
   StepTime time;
   double steps = 0, tokens = 0;     // the run's work (0 when no work was given)
@@ -81,6 +84,7 @@ struct PreparedJob {
   double checkpoint_bytes = 0;      // what a resumable checkpoint holds
   double result_bytes = 0;          // what is copied out at the end
   TimeConstants time;
+  double hfu_asked = 0;             // > 1: the hardware utilisation --mfu implied, clamped to 1 in `time`
 };
 
 // Bytes a resumable checkpoint holds: weights (or, for LoRA, adapters) plus optimizer states
@@ -102,6 +106,10 @@ PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workloa
 // Allocation-free: fit, time and the bill of a prepared job on one offer at `pricing`.
 void evaluate_prepared(const PreparedJob& job, const Gpu& gpu, const Offer& offer, const Provider& provider, Pricing pricing,
                        OfferEvaluation& out);
+
+// Inference replicas on the job's GPUs: GPUs / (tensor x pipeline parallel), at least 1. Each
+// holds the whole model (weights split by TP x PP, never by FSDP) and serves micro_batch sequences.
+int inference_replicas(const Workload& w);
 
 // The GPU count a job runs on for this offer: as given, or every GPU of run.nodes instances.
 int gpus_on_offer(const Workload& w, const Offer& offer, const RunSpec& run);

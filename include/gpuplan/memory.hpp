@@ -41,6 +41,18 @@ inline MemoryBreakdown estimate_memory(const ModelArch& model, const Workload& w
   return estimate_memory(model, count_params(model), w);
 }
 
+// Ways one layer's KV cache splits over a tensor-parallel group of `tp` GPUs: by KV head, so
+// at most kv_heads ways (beyond that each GPU keeps a copy of its head); MLA's compressed latent
+// serves every head and is held whole on each GPU (vLLM, SGLang), so it never splits.
+int kv_cache_split(const ModelArch& m, int tp);
+// Bytes per KV-cache element as the workload stores it (native = the compute precision's).
+double kv_cache_element_bytes(const Workload& w);
+// The KV cache's element type as run, for every answer to print: "bf16", "fp8", ...
+const char* kv_cache_dtype_name(const Workload& w);
+// KV-cache bytes one sequence of `context` tokens holds on one GPU: sliding-window layers keep
+// at most the window, MLA its latent, split by kv_cache_split and over the pipeline's stages.
+double kv_cache_bytes_per_gpu(const ModelArch& m, const Workload& w, double context);
+
 // Bytes per stored weight for a format (quantisation constants included).
 double bytes_per_weight(WeightFormat f, bool double_quant);
 

@@ -54,6 +54,8 @@ struct TimeConstants {
   // Dequantising kernels (int4/int8/nf4/fp8 weights) reach a lower share of it: gpt-fast on an
   // A100 reads 862.69 GB/s with int4 weights against 1397.31 GB/s in bf16.
   double quantised_bandwidth_factor = 862.69 / 1397.31;
+  // Fixed cost of every decode pass (serving's step_overhead_seconds; a profile sets both).
+  double step_overhead_seconds = 0.001;
 };
 
 // Used for node-to-node links when an offer does not state its network: 10 GbE, in GB/s.

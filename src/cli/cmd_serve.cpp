@@ -12,6 +12,7 @@
 #include "cli/model_source.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/serve_inputs.hpp"
+#include "gpuplan/memory.hpp"
 #include "gpuplan/serving.hpp"
 #include "io/serve_render.hpp"
 
@@ -78,7 +79,7 @@ void add_inputs_json(Report& rep, const ServeFlags& f, const Setup& s) {
                          {"ttft_p95_target_seconds", opt_json(s.targets.ttft_seconds)},
                          {"tpot_target_seconds", opt_json(s.targets.tpot_seconds)}};
   rep.json["serving"] = {{"quant", f.quant},
-                         {"kv_cache_dtype", to_string(s.cfg.workload.kv_cache_dtype)},
+                         {"kv_cache_dtype", kv_cache_dtype_name(s.cfg.workload)},
                          {"batching", to_string(s.cfg.batching)},
                          {"memory_utilization", s.cfg.k.memory_utilization},
                          {"max_batch", s.cfg.k.max_batch},
@@ -93,7 +94,7 @@ void add_inputs_json(Report& rep, const ServeFlags& f, const Setup& s) {
 std::string route_title(const RouteResult& res, const ServeFlags& f, const Setup& s) {
   const std::string who = res.model.arch.name.empty() ? res.model.arch.id : res.model.arch.name;
   return (f.route.empty() ? "" : "Route " + res.route.name + " (" + num(100 * res.route.share, 0) + "%): ") + who + ", " +
-         (f.quant == "native" ? std::string("16-bit") : f.quant) + ", " +
+         (f.quant == "native" ? std::string("16-bit") : f.quant) + ", KV " + kv_cache_dtype_name(s.cfg.workload) + ", " +
          io::rate_text(s.traffic.mean_requests_per_second * res.route.share) +
          (s.traffic.peak_factor > 1 ? " (peak x" + num(s.traffic.peak_factor, 1) + ")" : "");
 }

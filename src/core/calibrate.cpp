@@ -82,6 +82,7 @@ TimeConstants apply_profile(const Profile& p, TimeConstants base) {
   base.calibrated_hfu = p.hfu;
   if (p.hfu_scale) base.hfu_scale = *p.hfu_scale;
   if (p.bandwidth_efficiency) base.bandwidth_efficiency = *p.bandwidth_efficiency;
+  if (p.step_overhead_seconds) base.step_overhead_seconds = *p.step_overhead_seconds;  // estimate's decode = serve's
   return base;
 }
 

@@ -25,7 +25,7 @@ StepTime step_time(const PreparedJob& j, const Gpu& gpu, const Offer& offer) {
   const Workload& w = j.workload;
   if (is_training(w.method)) return estimate_step_time(*j.model, *j.params, w, j.grad_accum, gpu, offer_links(offer, gpu), j.time);
   const DecodeTime d = estimate_decode(*j.model, *j.params, w, gpu, j.time);
-  const int replicas = std::max(1, w.gpus / std::max(1, w.tensor_parallel));
+  const int replicas = inference_replicas(w);
   StepTime t;
   t.step_seconds = d.step_seconds;
   t.tokens_per_step = static_cast<double>(w.micro_batch) * replicas;
@@ -119,7 +119,11 @@ PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workloa
   if (run.mfu && *run.mfu > 0) {
     // --mfu is model FLOPs; the time model runs on hardware FLOPs (recomputation included).
     const TokenFlops f = training_flops_per_token(m, pc, w);
-    j.time.hfu = *run.mfu * (f.model > 0 ? f.hardware / f.model : 1.0);
+    const double asked = *run.mfu * (f.model > 0 ? f.hardware / f.model : 1.0);
+    // Hardware cannot run above its peak: an --mfu whose recomputation would need more is
+    // clamped, and the answer says so (hfu_clamped).
+    j.time.hfu = std::min(1.0, asked);
+    if (asked > 1.0) j.hfu_asked = asked;
   }
   return j;
 }
@@ -135,6 +139,7 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   e.pipeline.reset();
   e.steps = e.tokens = 0;
   e.per_gpu_bytes = j.per_gpu_bytes;
+  e.hfu_asked = j.hfu_asked;
   e.capacity_bytes = static_cast<double>(gpu.usable_bytes());
   e.checkpoint_bytes = j.checkpoint_bytes;
   e.fits = e.per_gpu_bytes <= e.capacity_bytes;
@@ -172,14 +177,45 @@ int gpus_on_offer(const Workload& w, const Offer& offer, const RunSpec& run) {
   return std::max(1, offer.gpus) * std::max(1, run.nodes);
 }
 
+namespace {
+
+// Inference that does not fit one GPU per replica: split the weights by tensor parallelism, the
+// smallest degree (a power of two dividing the GPUs and the heads) that fits, so the most
+// replicas serve. FSDP never applies: a decode step needs every weight of its layers each token.
+bool split_inference(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const RunSpec& run, Workload& w,
+                     PreparedJob& j) {
+  if (is_training(w.method) || std::max(1, w.tensor_parallel) > 1) return false;
+  for (int tp = 2; tp <= w.gpus; tp *= 2) {
+    Workload t = w;
+    t.tensor_parallel = tp;
+    if (parallel_layout_problem(m, t)) continue;
+    PreparedJob s = prepare_job(m, pc, t, run, run.grad_accum);
+    if (s.per_gpu_bytes <= static_cast<double>(gpu.usable_bytes())) {
+      w = t;
+      j = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int inference_replicas(const Workload& w) {
+  const long model_parallel = static_cast<long>(std::max(1, w.tensor_parallel)) * std::max(1, w.pipeline_parallel);
+  return static_cast<int>(std::max(1L, std::max(1, w.gpus) / model_parallel));
+}
+
 OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const Workload& base, const Gpu& gpu,
                                const Offer& offer, const Provider& provider, const RunSpec& run) {
   Workload w = base;
   w.gpus = gpus_on_offer(base, offer, run);
   PreparedJob j = prepare_job(m, pc, w, run, run.grad_accum);
   bool resharded = false;
-  // Several replicas do not fit: shard the model states across the GPUs, as a user would.
-  if (j.per_gpu_bytes > static_cast<double>(gpu.usable_bytes()) && w.gpus > 1 && w.sharding == Sharding::ddp) {
+  if (j.per_gpu_bytes > static_cast<double>(gpu.usable_bytes()) && w.gpus > 1 && !is_training(w.method)) {
+    resharded = split_inference(m, pc, gpu, run, w, j);
+  } else if (j.per_gpu_bytes > static_cast<double>(gpu.usable_bytes()) && w.gpus > 1 && w.sharding == Sharding::ddp) {
+    // Several training replicas do not fit: shard the model states across the GPUs, as a user would.
     Workload sharded = w;
     sharded.sharding = Sharding::fsdp;
     PreparedJob s = prepare_job(m, pc, sharded, run, run.grad_accum);

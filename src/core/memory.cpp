@@ -14,7 +14,8 @@ double native_weight_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.
 
 double kv_bytes(KvDtype k, Precision p) {
   switch (k) {
-    case KvDtype::native: return activation_bytes(p);
+    // fp8 compute keeps its KV cache in 16 bits unless asked (vLLM kv_cache_dtype "auto").
+    case KvDtype::native: return p == Precision::fp32 ? 4.0 : 2.0;
     case KvDtype::fp16:
     case KvDtype::bf16: return 2;
     case KvDtype::fp8:
@@ -259,7 +260,9 @@ namespace {
 // parameters are added to `cpu`.
 double weight_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w, double stage, int dp, double& cpu) {
   const int tp = std::max(1, w.tensor_parallel);
-  const bool zero_params = w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp;
+  // Inference never shards weights by FSDP: a decode step needs every weight of its stage on
+  // its tensor-parallel group each token (weights split by TP x PP only).
+  const bool zero_params = training_method(w.method) && (w.sharding == Sharding::zero3 || w.sharding == Sharding::fsdp);
   double weights = 0;
   const double non_linear = pc.total() - pc.linear_weights;  // embeddings, lm_head, norms, biases
   if (w.method == Method::qlora) {
@@ -317,7 +320,7 @@ void inference_memory(const ModelArch& m, const Workload& w, MemoryBreakdown& r)
   const double seqs = static_cast<double>(w.micro_batch);
   const double ctx = static_cast<double>(w.seq_len);
   const double kv_dim = static_cast<double>(m.kv_heads) * m.head_dim;
-  r[MemComponent::kv_cache] = kv_cache_values(m, ctx) * kv_bytes(w.kv_cache_dtype, w.precision) * seqs / tp;
+  r[MemComponent::kv_cache] = kv_cache_bytes_per_gpu(m, w, ctx) * seqs;
   const double e = activation_bytes(w.precision);
   const double q = static_cast<double>(m.attention_heads) * m.head_dim;
   double work = seqs * ctx * e * (2.0 * m.hidden_size + q + 2 * kv_dim + 2.0 * m.intermediate_size);
@@ -327,6 +330,25 @@ void inference_memory(const ModelArch& m, const Workload& w, MemoryBreakdown& r)
 }
 
 }  // namespace
+
+int kv_cache_split(const ModelArch& m, int tp) {
+  if (m.mla()) return 1;
+  return std::max(1, std::min(std::max(1, tp), std::max(1, m.kv_heads)));
+}
+
+double kv_cache_element_bytes(const Workload& w) { return kv_bytes(w.kv_cache_dtype, w.precision); }
+
+const char* kv_cache_dtype_name(const Workload& w) {
+  if (w.kv_cache_dtype != KvDtype::native) return to_string(w.kv_cache_dtype);
+  // native: the compute precision's 16-bit type (fp8 compute keeps a bf16 cache unless asked).
+  if (w.precision == Precision::fp32) return "fp32";
+  return w.precision == Precision::fp16 ? "fp16" : "bf16";
+}
+
+double kv_cache_bytes_per_gpu(const ModelArch& m, const Workload& w, double context) {
+  const double stages = std::max(1, w.pipeline_parallel);
+  return kv_cache_values(m, context) * kv_cache_element_bytes(w) / kv_cache_split(m, w.tensor_parallel) / stages;
+}
 
 MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
   MemoryBreakdown r;

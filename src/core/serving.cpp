@@ -13,6 +13,17 @@ namespace gpuplan {
 namespace {
 
 int tp_of(const ServingConfig& c) { return std::max(1, c.workload.tensor_parallel); }
+int pp_of(const ServingConfig& c) { return std::max(1, c.workload.pipeline_parallel); }
+
+// A pipeline runs a token through its stages one after another: each GPU reads its stage's
+// share, so one pass reads, in sequence, what one tensor-parallel group would read holding the
+// whole model. Speed is computed on that flat layout; the stages add only their hops.
+ServingConfig flat(const ServingConfig& c) {
+  ServingConfig f = c;
+  f.workload.pipeline_parallel = 1;
+  f.workload.virtual_pipeline = 1;
+  return f;
+}
 
 Workload inference_workload(const ServingConfig& c, std::int64_t seqs, std::int64_t seq_len) {
   Workload w = c.workload;
@@ -71,6 +82,15 @@ double tp_comm_seconds(const ModelArch& m, const Gpu& gpu, const ServingConfig& 
   const double link = gpu.interconnect_gbps * 1e9 * c.k.link_efficiency;
   const double per = c.k.allreduce_latency_seconds + (link > 0 ? bytes / link : 0.0);
   return 2.0 * m.layers * per;
+}
+
+// Pipeline hops: each of the pp-1 stage boundaries sends the pass's hidden states onward.
+double pp_hop_seconds(const ModelArch& m, const Gpu& gpu, const ServingConfig& c, double tokens) {
+  const int pp = pp_of(c);
+  if (pp <= 1) return 0;
+  const double bytes = tokens * m.hidden_size * activation_bytes(c.workload.precision) / tp_of(c);
+  const double link = gpu.interconnect_gbps * 1e9 * c.k.link_efficiency;
+  return (pp - 1.0) * (c.k.allreduce_latency_seconds + (link > 0 ? bytes / link : 0.0));
 }
 
 PassTime finish(double memory_s, double compute_s, double comm_s, const ServingConfig& c) {
@@ -133,8 +153,11 @@ ReplicaCapacity replica_capacity(const ModelArch& m, const ParamCounts& pc, cons
   cap.kv_bytes_per_token = one[MemComponent::kv_cache];
   cap.context_tokens = held_context(c, r);
   const double shared = std::clamp(r.shared_prefix_tokens, 0.0, r.prompt_tokens);
-  const double shared_bytes = blocks(shared, c.k.kv_block_tokens) * cap.kv_bytes_per_token;
-  cap.kv_bytes_per_sequence = blocks(cap.context_tokens - shared, c.k.kv_block_tokens) * cap.kv_bytes_per_token;
+  const int block = c.k.kv_block_tokens;
+  // Sliding-window layers hold at most the window (the memory model's kv_cache_bytes_per_gpu).
+  auto kv_of = [&](double tokens) { return kv_cache_bytes_per_gpu(m, c.workload, blocks(tokens, block)); };
+  const double shared_bytes = kv_of(shared);
+  cap.kv_bytes_per_sequence = kv_of(cap.context_tokens - shared);
   // Every running sequence samples from its own logits (fp32 upcast): size them for the batch
   // the cache can hold, capped at max_batch.
   const double e = activation_bytes(c.workload.precision);
@@ -144,7 +167,7 @@ ReplicaCapacity replica_capacity(const ModelArch& m, const ParamCounts& pc, cons
     cap.workspace_bytes += std::max(0.0, batch - 1) * m.vocab_size * (e + 4.0) / tp;
   }
   cap.kv_free_bytes = cap.usable_bytes - cap.weight_bytes - cap.workspace_bytes;
-  const double peak_sequence = blocks(r.prompt_tokens + max_output(r) - shared, c.k.kv_block_tokens) * cap.kv_bytes_per_token;
+  const double peak_sequence = kv_of(r.prompt_tokens + max_output(r) - shared);
   auto gib_text = [](double b) { return format_gib(b, 1); };
   if (cap.kv_free_bytes <= shared_bytes + peak_sequence || cap.kv_bytes_per_sequence <= 0) {
     cap.why = "weights " + gib_text(cap.weight_bytes) + " + workspace " + gib_text(cap.workspace_bytes) + " leave " +
@@ -162,7 +185,7 @@ ReplicaCapacity replica_capacity(const ModelArch& m, const ParamCounts& pc, cons
 double decode_weight_bytes(const ModelArch& m, const ParamCounts& pc, const ServingConfig& c, double batch) {
   const int tp = tp_of(c);
   const Workload w = c.workload;
-  const MemoryBreakdown one = estimate_memory(m, pc, inference_workload(c, 1, 1));
+  const MemoryBreakdown one = estimate_memory(m, pc, inference_workload(flat(c), 1, 1));
   double bytes = one[MemComponent::weights];
   const bool native = w.weight_format == WeightFormat::native;
   const double other_bytes = native ? activation_bytes(w.precision) : 2.0;  // embeddings, norms, head stay 16-bit when quantised
@@ -182,15 +205,19 @@ double decode_weight_bytes(const ModelArch& m, const ParamCounts& pc, const Serv
 PassTime decode_step(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c, double batch,
                      double context_tokens, double prefill_tokens, double prefill_context) {
   const int tp = tp_of(c);
-  const double kv_token = estimate_memory(m, pc, inference_workload(c, 1, 1))[MemComponent::kv_cache];
-  const double bytes = decode_weight_bytes(m, pc, c, batch + prefill_tokens) + batch * context_tokens * kv_token +
-                       prefill_tokens * kv_token;  // prompts' KV written
+  const ServingConfig f = flat(c);
+  const double kv_token = kv_cache_bytes_per_gpu(m, f.workload, 1);
+  // Each decoding sequence reads its cache (windowed layers at most the window); each prompt
+  // token writes one token's KV.
+  const double bytes = decode_weight_bytes(m, pc, f, batch + prefill_tokens) +
+                       batch * kv_cache_bytes_per_gpu(m, f.workload, context_tokens) + prefill_tokens * kv_token;
   const double n = matmul_params(m, pc);
   const double flops = ((batch + prefill_tokens) * 2.0 * n + batch * attention_flops(m, context_tokens) +
                         prefill_tokens * attention_flops(m, prefill_context)) / tp;
   const double bw = bandwidth(gpu, c), peak = achieved_flops(gpu, c);
+  const double tokens = batch + prefill_tokens;
   return finish(bw > 0 ? bytes / bw : 0.0, peak > 0 ? flops / peak : std::numeric_limits<double>::infinity(),
-                tp_comm_seconds(m, gpu, c, batch + prefill_tokens), c);
+                tp_comm_seconds(m, gpu, c, tokens) + pp_hop_seconds(m, gpu, c, tokens), c);
 }
 
 PassTime prefill(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c, double prompt_tokens,

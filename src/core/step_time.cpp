@@ -152,10 +152,11 @@ const char* parallel_layout_problem(const ModelArch& m, const Workload& w) {
 }
 
 double effective_hfu(const Gpu& gpu, const Workload& w, const TimeConstants& k) {
-  if (k.hfu > 0) return k.hfu;
+  // Never above the hardware's peak, whatever a flag or a profile's scale asks.
+  if (k.hfu > 0) return std::min(1.0, k.hfu);
   const double calibrated = k.calibrated_hfu[hfu_index(gpu.form, w.method)];
-  if (calibrated > 0) return w.precision == Precision::fp8 ? calibrated * kFp8HfuFactor : calibrated;
-  return default_hfu(gpu, w) * k.hfu_scale;
+  if (calibrated > 0) return std::min(1.0, w.precision == Precision::fp8 ? calibrated * kFp8HfuFactor : calibrated);
+  return std::min(1.0, default_hfu(gpu, w) * k.hfu_scale);
 }
 
 namespace {
@@ -354,6 +355,7 @@ DecodeTime estimate_decode(const ModelArch& m, const ParamCounts& pc, const Work
   c.workload = w;
   c.k.bandwidth_efficiency = k.bandwidth_efficiency;
   c.k.quantised_bandwidth_factor = k.quantised_bandwidth_factor;
+  c.k.step_overhead_seconds = k.step_overhead_seconds;
   const double batch = static_cast<double>(std::max<std::int64_t>(1, w.micro_batch));
   const double context = static_cast<double>(std::max<std::int64_t>(1, w.seq_len));
   DecodeTime d;

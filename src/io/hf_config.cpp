@@ -96,11 +96,15 @@ void read_current_features(const ConfigReader& r, const std::string& type, Model
   if (gemma3) m.norms_per_layer = 4;
   // A window counts when the config turns it on: Qwen's use_sliding_window is false in every
   // published Qwen3 config, whose sliding_window is null or unused.
-  const bool window_on = gemma3 || r.opt_bool("use_sliding_window").value_or(false);
+  // Gemma 2 alternates local and global layers; Mistral 7B v0.1 windows every layer (its later
+  // versions set sliding_window null).
+  const bool gemma2 = type == "gemma2";
+  const bool window_on = gemma3 || gemma2 || type == "mistral" || r.opt_bool("use_sliding_window").value_or(false);
   if (window_on) {
     if (const auto w = r.opt_int({"sliding_window"}, 1, std::int64_t{1} << 30); w && *w < m.max_context) {
       m.sliding_window = static_cast<int>(*w);
-      const int every = global_every_of(r);
+      int every = global_every_of(r);
+      if (gemma2 && every == 0 && !r.find({"layer_types"})) every = 2;  // Gemma2Config: even layers local, odd global
       if (every < 0) throw InputError(locate_key(r.text, r.path, "layer_types"), "layer_types", "only one global layer every N layers is modelled");
       m.global_every = every;
     }

@@ -24,6 +24,12 @@ void add_once(std::vector<std::string>& v, const std::string& x) {
 std::string run_as(const PricedOffer& p) {
   const Workload& w = p.eval.workload;
   if (w.gpus == 1) return "1";
+  if (!is_training(w.method)) {
+    // Inference: the replica's split; the rest of the GPUs are replicas.
+    std::string s = std::to_string(w.gpus) + " tp" + std::to_string(std::max(1, w.tensor_parallel));
+    if (w.pipeline_parallel > 1) s += "xpp" + std::to_string(w.pipeline_parallel);
+    return s + (p.eval.resharded ? "*" : "");
+  }
   return std::to_string(w.gpus) + " " + to_string(w.sharding) + (p.eval.resharded ? "*" : "");
 }
 
@@ -99,6 +105,13 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
                       {"per_gpu_bytes", static_cast<std::int64_t>(std::llround(e.per_gpu_bytes))},
                       {"pareto", p.pareto},
                       {"same_price_regions", p.same_price_regions}};
+  if (!is_training(e.workload.method)) {
+    j["tensor_parallel"] = std::max(1, e.workload.tensor_parallel);
+    j["pipeline_parallel"] = std::max(1, e.workload.pipeline_parallel);
+    j["replicas"] = inference_replicas(e.workload);
+    j["kv_cache_dtype"] = kv_cache_dtype_name(e.workload);
+  }
+  if (e.hfu_asked > 1) j["hfu_clamped_from"] = e.hfu_asked;
   if (const auto age = prices_age_days(*p.provider, run.today)) j["prices_age_days"] = *age;
   // Which sheet priced it: the price cache's (`gpuplan prices update`) or a catalog's.
   j["prices_source"] = p.provider->source;
@@ -180,13 +193,15 @@ nlohmann::json excluded_json(const std::vector<PricedOffer>& offers, Pricing pri
 std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed,
                                      const RunSettings& run) {
   std::vector<std::string> storage, egress, no_rate, no_network, notes;
-  bool spread = false, resharded = false, stale = false;
+  bool spread = false, resharded = false, split = false, stale = false;
+  double hfu_asked = 0;
   for (const auto& p : offers) {
     const OfferEvaluation& e = p.eval;
     stale = stale || prices_stale(*p.provider, run);
     if (e.workload.gpus > std::max(1, p.offer->gpus) && !p.offer->network_gbps) add_once(no_network, p.offer->key());
     spread = spread || e.workload.gpus != asked.gpus;
-    resharded = resharded || e.resharded;
+    (is_training(e.workload.method) ? resharded : split) |= e.resharded;
+    hfu_asked = std::max(hfu_asked, e.hfu_asked);
     if (!e.cost) continue;
     if (e.cost->spot && e.cost->spot->preemptions_per_hour == 0) add_once(no_rate, p.provider->id);
     if (!e.cost->storage_priced) add_once(storage, p.provider->id);
@@ -198,6 +213,15 @@ std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, con
     notes.push_back("* " + std::string(to_string(asked.sharding)) +
                     " replicas do not fit those offers' GPUs: priced with the model states sharded (fsdp)");
   if (auto cached = cached_prices_note(offers, run); !cached.empty()) notes.push_back(std::move(cached));
+  if (split)
+    notes.push_back("* the model does not fit one GPU: its weights are split by tensor parallelism (the smallest TP that fits); "
+                    "replicas = GPUs / (TP x PP), each serving --batch sequences");
+  if (!is_training(asked.method))
+    notes.push_back(std::string("KV cache in ") + kv_cache_dtype_name(asked) +
+                    (asked.kv_cache_dtype == KvDtype::native ? " (the model's dtype; --kv-cache-dtype fp8 halves it)" : ""));
+  if (hfu_asked > 1)
+    notes.push_back("--mfu with this recomputation would need hardware utilisation " + num(hfu_asked, 2) +
+                    ", above the peak: clamped to 1 (the model FLOPs utilisation is lower than asked)");
   if (stale)
     notes.push_back("! = the sheet's prices are older than " + std::to_string(run.stale_after_days) +
                     " days (--stale-after) or undated: check them before deciding");
