@@ -44,7 +44,7 @@ has out '"owned_gpus": 0,' "nothing owned"
 expect 0 "table" -- "$G" buy-vs-rent "${BUILD[@]}" --gpu-hours-per-month 300 --uncertainty ±40% --no-color
 has out '^Verdict: (BUY|RENT|HYBRID)' "verdict first"
 has out 'break-even at 202\.5 GPU-h/month' "break-even in words"
-has out "seeds' rule" "uncertainty rule applied"
+has out "the rule: avoid buying" "uncertainty rule applied, named in words"
 has out 'Monthly cost per option' "monthly table"
 has out 'Sensitivity' "sensitivity table"
 has out 'verdict flips' "flip column"

@@ -51,7 +51,6 @@ has out '^Fleet replay of 4 jobs' "title"
 has out '<- cheapest' "cheapest marked"
 has out 'Queue by team' "per-team queue"
 has out 'no team or partition is marked --checkpointing-teams' "spot rule named"
-has out '<- cheapest: (RENT|BUY|HYBRID)' "the verdict on the cheapest fleet"
 expect 2 "--checkpointing is activation recompute elsewhere, not a team list" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" \
   --checkpointing a --max-p95-queue 2h
 expect 0 "csv" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 0,2 --max-p95-queue 2h --format csv
