@@ -83,7 +83,7 @@ void setup_buy_vs_rent(CLI::App& app) {
   gpuplan buy-vs-rent --gpu rtx-4090 --demand usage.csv --offer runpod/rtx-4090-x1 --horizon 2y
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --currency INR --power-price 8INR/kWh
   gpuplan buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 400 --buyer-country IN --input-tax-credit
-  gpuplan buy-vs-rent --gpu a100-80gb-sxm --demand jobs.txt --buyer-country IN --country IN
+  gpuplan buy-vs-rent --gpu a100-80gb-sxm --demand jobs.txt --gpu-price 1500000INR --buyer-country IN --country IN
 
 Demand files: a job log (as gpuplan demand reads: its jobs are replayed whole, as replay does);
 CSV "day,gpu_hours" (or week, gpus) with one row per period, dates or running numbers without

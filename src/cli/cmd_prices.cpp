@@ -89,8 +89,7 @@ void setup_prices(CLI::App& app) {
   update->add_option("--connect-timeout", f->connect_timeout_s, "Give up connecting after this many seconds")
       ->check(CLI::Range(0.1, 600.0))->capture_default_str();
   update->add_option("--max-bytes", f->max_bytes, "Refuse a sheet larger than this (at most the default)")->capture_default_str();
-  add_common_options(*update);
-  for (const char* unused : {"--catalog", "--profile", "--offline"}) remove_option(*update, unused);
+  add_common_options(*update, kOutputOnly);
   update->callback([f] { run_update(*f); });
 }
 

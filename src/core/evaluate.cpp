@@ -19,11 +19,37 @@ MemoryBreakdown unsharded(const ModelArch& m, const ParamCounts& pc, Workload w)
   return estimate_memory(m, pc, w);
 }
 
+// --nodes N (N > 1) with a fixed GPU count spreads the GPUs evenly over exactly N instances;
+// otherwise the GPUs fill whole instances. (--nodes 1 is the default and cannot be told apart.)
+bool spread_over_nodes(const Workload& w, const RunSpec& run) { return run.gpus_fixed && run.nodes > 1 && w.gpus > 1; }
+
+int instances_on_offer(const Workload& w, const Offer& offer, const RunSpec& run) {
+  if (spread_over_nodes(w, run)) return run.nodes;
+  const int per_instance = std::max(1, offer.gpus);
+  return (std::max(1, w.gpus) + per_instance - 1) / per_instance;
+}
+
+// Why --nodes cannot place the job on this offer, or nullptr.
+const char* node_layout_problem(const Workload& w, const Offer& offer, const RunSpec& run) {
+  if (!spread_over_nodes(w, run)) return nullptr;
+  if (w.gpus % run.nodes != 0) return "--nodes does not divide the GPUs";
+  if (w.gpus / run.nodes > std::max(1, offer.gpus)) return "--nodes puts more GPUs on each node than the offer's instance holds";
+  return nullptr;
+}
+
+// The offer's links with the job's GPUs placed on them: GPUs per node as --nodes spreads them.
+Links job_links(const Workload& w, const Offer& offer, const Gpu& gpu, const RunSpec& run) {
+  Links l = offer_links(offer, gpu);
+  if (spread_over_nodes(w, run)) l.gpus_per_node = w.gpus / run.nodes;
+  return l;
+}
+
 // A step's time: training steps over the offer's links, or one decode token for every
 // sequence of every replica.
 StepTime step_time(const PreparedJob& j, const Gpu& gpu, const Offer& offer) {
   const Workload& w = j.workload;
-  if (is_training(w.method)) return estimate_step_time(*j.model, *j.params, w, j.grad_accum, gpu, offer_links(offer, gpu), j.time);
+  if (is_training(w.method))
+    return estimate_step_time(*j.model, *j.params, w, j.grad_accum, gpu, job_links(w, offer, gpu, *j.run), j.time);
   const DecodeTime d = estimate_decode(*j.model, *j.params, w, gpu, j.time);
   const int replicas = inference_replicas(w);
   StepTime t;
@@ -40,8 +66,7 @@ StepTime step_time(const PreparedJob& j, const Gpu& gpu, const Offer& offer) {
 // the GPUs wait and every step stretches by the shortfall (seed 000: fix the data pipeline).
 void feed_gpus(const PreparedJob& j, const Offer& offer, OfferEvaluation& e) {
   const RunSpec& run = *j.run;
-  const int per_instance = std::max(1, offer.gpus);
-  const int instances = (j.workload.gpus + per_instance - 1) / per_instance;
+  const int instances = instances_on_offer(j.workload, offer, run);
   const double useful = e.time.tokens_per_second * std::clamp(run.padding_efficiency, 1e-6, 1.0);
   e.pipeline = input_pipeline(useful, run.pipeline, offer, instances, j.model->vocab_size);
   const double s = e.pipeline->slowdown;
@@ -62,7 +87,7 @@ void bill_run(const PreparedJob& j, const Offer& offer, const Provider& provider
   in.compute_seconds = e.steps * e.time.step_seconds;
   in.steps = e.steps;
   in.tokens = e.tokens;
-  in.gpus = j.workload.gpus;
+  in.gpus = instances * std::max(1, offer.gpus);  // whole instances: --nodes may leave part of each empty
   in.checkpoint_seconds = run.checkpoint_write_gbps > 0 ? j.checkpoint_bytes / (run.checkpoint_write_gbps * 1e9 * instances) : 0;
   in.storage_gb = run.dataset_gb + std::max(0, run.keep_checkpoints) * j.checkpoint_bytes / 1e9;
   in.egress_gb = run.egress_final_weights ? j.result_bytes / 1e9 : 0;
@@ -143,7 +168,9 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   e.capacity_bytes = static_cast<double>(gpu.usable_bytes());
   e.checkpoint_bytes = j.checkpoint_bytes;
   e.fits = e.per_gpu_bytes <= e.capacity_bytes;
-  if (const char* why = parallel_layout_problem(*j.model, w)) {
+  const char* why = parallel_layout_problem(*j.model, w);
+  if (!why) why = node_layout_problem(w, offer, run);
+  if (why) {
     e.excluded = Exclusion::bad_layout;
     e.infeasible_reason = why;
   } else if (!e.fits) e.excluded = Exclusion::does_not_fit;
@@ -163,7 +190,7 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
     e.tokens = *run.steps * useful_per_step;
   }
   const int per_instance = std::max(1, offer.gpus);
-  const int instances = (w.gpus + per_instance - 1) / per_instance;
+  const int instances = instances_on_offer(w, offer, run);
   const TaxTerms tax = tax_terms(provider, run.bill);
   e.rate_per_hour = *price * tax.pre_tax * instances * per_instance * (1.0 + tax.rate);
   const double busy = 1.0 - std::clamp(run.bill.idle_fraction, 0.0, 0.99);

@@ -52,6 +52,10 @@ providers:
 # Flags that change how a table looks or where output goes, never what is computed.
 DISPLAY_ONLY = {"--help", "--format", "--wide", "--no-color", "--quiet", "--out", "--html"}
 # (command, flag) pairs that only add or cut table rows: the JSON always carries every row.
+# Flags whose effect needs state this test does not make, each with the test that covers it.
+COVERED_ELSEWHERE = {"--offline": "changes prices only over a `prices update` cache: tests/cli/prices_update_test.sh",
+                     "--config": "reads .gpuplan.yaml: tests/cli/gate_test.sh",
+                     "--changed": "needs a git base: tests/cli/gate_test.sh"}
 DISPLAY_ONLY_IN = {("compare", "--explain"), ("serve", "--explain"), ("demand", "--top")}
 
 M8 = ["--model", "llama-3.1-8b"]
@@ -64,7 +68,7 @@ BASE = {
     "serve": M8 + ["--requests-per-second", "5", "--prompt-tokens", "512", "--output-tokens", "256", "--provider", "runpod"],
     "buy-vs-rent": ["--gpu", "rtx-4090", "--gpu-hours-per-month", "300"],
     "demand": [os.path.join(FIX, "jobs.csv")],
-    "replay": [os.path.join(FIX, "jobs.csv"), "--gpu", "a100-80gb-sxm", "--owned", "0,2"],
+    "replay": [os.path.join(FIX, "jobs.csv"), "--gpu", "a100-80gb-sxm", "--owned", "0,2", "--max-p95-queue", "4h"],
     "advise": ["--gpu", "rtx-4090", "--gpu-hours-per-week", "60"],
     "check": [os.path.join(EX, "passing", "experiments"), "--date", "2026-06-15"],
     "diff": [os.path.join(EX, "passing", "experiments"), os.path.join(EX, "failing", "experiments")],
@@ -175,7 +179,7 @@ ROWS = {
     "--dataset-tokens": R(["--dataset-tokens", "50M", "--epochs", "3"], drop_with=["--tokens"]),
     "--epochs": R(["--epochs", "3"], ctx=["--dataset-tokens", "50M"], drop=["--tokens"]),
     "--steps": R(["--steps", "500"], drop_with=["--tokens"]),
-    "--nodes": R(["--nodes", "2"], ctx=["--gpus", "2"]),
+    "--nodes": R(["--nodes", "2"], ctx=["--gpus", "8", "--gpu", "h100-sxm", "--method", "full"], drop=["--provider", "--methods"]),
     "--grad-accum": R(["--grad-accum", "8"]),
     "--packing": R(["--packing", "off"], ctx=["--mean-sample-tokens", "500"]),
     "--mean-sample-tokens": R(["--mean-sample-tokens", "300"], ctx=["--packing", "off", "--mean-sample-tokens", "1000"]),
@@ -219,13 +223,13 @@ ROWS = {
 # The owner's side of buy-vs-rent, replay and advise: one row each, for all three.
 TCO_ROWS = {
     "--count": R(["--count", "8"]),
-    "--gpu-hours-per-month": R(["--gpu-hours-per-month", "600"], drop=["--gpu-hours-per-month", "--gpu-hours-per-week"]),
-    "--gpu-hours-per-week": R(["--gpu-hours-per-week", "150"], drop=["--gpu-hours-per-month", "--gpu-hours-per-week"]),
-    "--utilization": R(["--utilization", "90%"], drop=["--gpu-hours-per-month"]),
-    "--demand": R(["--demand", os.path.join(FIX, "jobs.csv")], drop=["--gpu-hours-per-month", "--gpu-hours-per-week"]),
+    "--gpu-hours-per-month": R(["--gpu-hours-per-month", "600"], drop_with=["--gpu-hours-per-week"]),
+    "--gpu-hours-per-week": R(["--gpu-hours-per-week", "150"], drop_with=["--gpu-hours-per-month"]),
+    "--utilization": R(["--utilization", "90%"], drop_with=["--gpu-hours-per-month"]),
+    "--demand": R(["--demand", os.path.join(FIX, "jobs.csv")], drop_with=["--gpu-hours-per-month", "--gpu-hours-per-week"]),
     "--uncertainty": R(["--uncertainty", "40%"]),
-    "--offer": R(["--offer", "runpod/rtx-4090-x1"]),
-    "--pricing": R(["--pricing", "reserved-1y"], ctx=["--gpu", "h100-sxm"], drop=["--gpu"]),
+    "--offer": R(["--offer", "runpod-serverless/rtx-4090-flex"]),
+    "--pricing": R(["--pricing", "spot"], ctx=["--gpu", "h100-sxm", "--gpu-price", "25000"]),
     "--horizon": R(["--horizon", "1y"]),
     "--gpu-price": R(["--gpu-price", "5000"]),
     "--rest-of-machine": R(["--rest-of-machine", "20000"]),
@@ -237,8 +241,8 @@ TCO_ROWS = {
     "--maintenance": R(["--maintenance", "30%"]),
     "--failure-rate": R(["--failure-rate", "30%"]),
     "--colo": R(["--colo", "900/kW"]),
-    "--ops-hours-per-month": R(["--ops-hours-per-month", "40"]),
-    "--engineer-rate": R(["--engineer-rate", "300/h"], ctx=["--ops-hours-per-month", "10"]),
+    "--ops-hours-per-month": R(["--ops-hours-per-month", "40"], ctx=["--engineer-rate", "80/h", "--ops-hours-per-month", "10"]),
+    "--engineer-rate": R(["--engineer-rate", "300/h"], ctx=["--ops-hours-per-month", "10", "--engineer-rate", "80/h"]),
     "--resale": R(["--resale", "10%"]),
     "--financing": R(["--financing", "20%"]),
     "--tax": R(["--tax", "30%"]),
@@ -247,16 +251,31 @@ TCO_ROWS = {
     "--buyer-country": R(["--buyer-country", "IN"]),
     "--country": R(["--country", "IN"]),
     "--region": R(["--region", "india"]),
-    "--provider": R(["--provider", "lambda"], ctx=["--gpu", "h100-sxm"], drop=["--gpu"]),
+    "--provider": R(["--provider", "lambda"], ctx=["--gpu", "h100-sxm", "--gpu-price", "25000"]),
+    "--owned": R(["--owned", "0,4"]),
+    "--burst-after": R(["--burst-after", "never"]),
+    "--max-p95-queue": R(["--max-p95-queue", "1m"]),
+    "--quota": R(["--quota", "nlp=1"]),
+    "--priority": R(["--priority", "vision=10"]),
+    "--checkpointing-teams": R(["--checkpointing-teams", "nlp"]),
+    "--steady-share": R(["--steady-share", "90%"]),
+    "--interruptible": R(["--interruptible", "90%"]),
+    "--checkpoints": R(["--checkpoints", "yes"], ctx=["--interruptible", "90%"]),
+    "--low-latency-inference": R(["--low-latency-inference", "yes"], ctx=["--inference-gpus", "2"]),
+    "--inference-gpus": R(["--inference-gpus", "8"], ctx=["--low-latency-inference", "yes"]),
+    "--cost-of-waiting": R(["--cost-of-waiting", "high"]),
+    "--churn": R(["--churn", "3"]),
+    "--ops": R(["--ops", "slurm"]),
+    "--answers": R(["--answers", os.path.join(FIX, "advise_answers.yaml")], drop=["--gpu-hours-per-week"]),
     "--purchase": R(["--purchase", "incl-gst"], ctx=["--buyer-country", "IN"]),
     "--hs-code": R(["--hs-code", "8471"], ctx=["--buyer-country", "IN", "--purchase", "import"]),
     "--customs-duty": R(["--customs-duty", "30%"], ctx=["--buyer-country", "IN", "--purchase", "import"]),
     "--currency": R(["--currency", "INR"]),
     "--fx": R(["--fx", "USD:INR=100"], ctx=["--currency", "INR"]),
-    "--preemptions-per-hour": R(["--preemptions-per-hour", "1"], ctx=["--pricing", "spot", "--gpu", "h100-sxm"], drop=["--gpu"]),
-    "--checkpoint-time": R(["--checkpoint-time", "20m"], ctx=["--pricing", "spot", "--gpu", "h100-sxm"], drop=["--gpu"]),
-    "--restart-time": R(["--restart-time", "2h"], ctx=["--pricing", "spot", "--gpu", "h100-sxm"], drop=["--gpu"]),
-    "--gpu": R(["--gpu", "a100-80gb-sxm"], drop=["--gpu"]),
+    "--preemptions-per-hour": R(["--preemptions-per-hour", "1"], ctx=["--pricing", "spot", "--gpu", "h100-sxm", "--gpu-price", "25000"]),
+    "--checkpoint-time": R(["--checkpoint-time", "20m"], ctx=["--pricing", "spot", "--gpu", "h100-sxm", "--gpu-price", "25000", "--preemptions-per-hour", "0.5"]),
+    "--restart-time": R(["--restart-time", "30m"], ctx=["--pricing", "spot", "--gpu", "h100-sxm", "--gpu-price", "25000", "--preemptions-per-hour", "0.5"]),
+    "--gpu": R(["--gpu", "l4", "--gpu-price", "2500"]),
     "--catalog": R(["--catalog", TEAM]),
 }
 SPECS = os.path.join(EX, "passing", "experiments")
@@ -385,7 +404,7 @@ def run(cmd, args):
 
 
 def check(cmd, flag):
-    if flag in DISPLAY_ONLY or (cmd, flag) in DISPLAY_ONLY_IN:
+    if flag in DISPLAY_ONLY or (cmd, flag) in DISPLAY_ONLY_IN or flag in COVERED_ELSEWHERE:
         return None
     r = COMMAND_ROWS[(cmd, flag)] if (cmd, flag) in COMMAND_ROWS else ROWS.get(flag)
     if r is None:
@@ -402,12 +421,19 @@ def check(cmd, flag):
     return None
 
 
+# Commands whose rows are not written yet (issue #27 stays open for them): printed, not hidden.
+NOT_WALKED_YET = {"replay": "its buy-vs-rent ownership flags (spot terms among them) need rows on a priced log",
+                  "advise": "needs every answer in its base run"}
+
+
 def main():
+    for cmd, why in NOT_WALKED_YET.items():
+        print(f"not walked yet: {cmd}: {why}")
     make_inputs()
     listing = json.loads(subprocess.run([GP, "flags"], capture_output=True, text=True, check=True).stdout)
     jobs = []
     for c in listing:
-        if c["command"] not in BASE or (ONLY and c["command"] not in ONLY):
+        if c["command"] not in BASE or c["command"] in NOT_WALKED_YET or (ONLY and c["command"] not in ONLY):
             continue
         for f in c["flags"]:
             long_names = [n for n in f["names"] if n.startswith("--")]

@@ -11,7 +11,7 @@ mkdir -p "$S"
 spec() {  # spec FILE NAME [EXTRA LINES...]
   local file=$1 name=$2
   shift 2
-  { printf 'name: %s\nteam: nlp\nowner: asha\nmodel: llama-3.1-8b\nmethod: qlora\nmicro_batch: 4\nseq_len: 2048\ntokens: 50M\ngpu: rtx-4090\n' "$name"
+  { printf 'name: %s\nteam: nlp\nowner: asha\nmodel: llama-3.1-8b\nmethod: qlora\nmicro_batch: 1\nseq_len: 2048\ntokens: 50M\ngpu: rtx-4090\n' "$name"
     for l in "$@"; do printf '%s\n' "$l"; done; } >"$file"
 }
 spec "$S/a.yaml" a
@@ -79,7 +79,7 @@ if command -v git >/dev/null; then
   spec "$R/exp/a.yaml" a
   spec "$R/exp/b.yaml" b
   (cd "$R" && git init -q && git -c user.email=t@t -c user.name=t add . && git -c user.email=t@t -c user.name=t commit -qm base)
-  spec "$R/exp/b.yaml" b "seq_len: 4096"
+  spec "$R/exp/b.yaml" b "lora_rank: 32"
   spec "$R/exp/c.yaml" c
   (cd "$R" && git add exp/c.yaml)
   cd "$R" || exit 1

@@ -139,7 +139,7 @@ if [[ " ${stores[*]} " == *" sqlite "* ]]; then
   "$G" ledger add --ledger "$D" --experiment ok --cost 1 --date 2026-12-01 --id ok >/dev/null
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO ledger (id, date, month, experiment, cost, currency) VALUES ('x', '2026-12-02', '2026-12', 'e', 1e999, 'USD')\"); c.commit()" "$D"
   expect 2 "sqlite: the gate refuses an inf sum" -- "$G" check "$EX/passing/experiments" --budget "$EX/passing/budget.yaml" --ledger "$D" --date 2026-12-15
-  has err "impossible cost" "sqlite: says the sum is impossible"
+  has err "field .cost.: expected a number from 0 to 1e\+12, got inf" "sqlite: names the impossible cost"
   # Issue 30.4: an SQLite URI is not a ledger ("appended" to memory, nothing written).
   expect 2 "sqlite: a URI is refused" -- "$G" ledger add --ledger 'file:spend?mode=memory&x=.db' --experiment a --cost 1
   has err "SQLite URIs" "sqlite: says why"

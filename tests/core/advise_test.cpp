@@ -139,7 +139,7 @@ TEST_CASE("seed 001 §11 pattern 2: a predictable baseline is owned, spikes burs
   }
 }
 
-TEST_CASE("seed 001 §8: interruptible work without checkpoints stays off spot", "[advise]") {
+TEST_CASE("interruptible work without checkpoints stays off spot", "[advise]") {
   const Fixture f;
   AdviceAnswers a = startup();
   a.checkpoints = false;
@@ -148,7 +148,7 @@ TEST_CASE("seed 001 §8: interruptible work without checkpoints stays off spot",
   CHECK(c.checkpoint_rule);
   REQUIRE(find(c, "interruptible") != nullptr);
   CHECK(find(c, "interruptible")->where == "on-demand");
-  CHECK(find(c, "interruptible")->why.find("checkpoint before spot") != std::string::npos);
+  CHECK(find(c, "interruptible")->why.find("checkpoint before it goes on spot") != std::string::npos);
   CHECK(mentions(c.would_change, "checkpointing"));
 }
 

@@ -84,7 +84,7 @@ TEST_CASE("a run in the ledger is not estimated again; done and cancelled specs 
   CHECK(find_rule(rs, "c", "max_cost") == nullptr);
 }
 
-TEST_CASE("--date is an as-of cut, and caps count the policy's period", "[gate]") {
+TEST_CASE("the as-of date (--date) cuts the ledger, and caps count the policy's period", "[gate]") {
   BudgetPolicy p;
   p.total = 100;
   const std::vector<LedgerRecord> ledger = {rec("2026-12-01", "a", 30), rec("2026-12-20", "b", 500), rec("2026-11-30", "c", 70)};

@@ -150,7 +150,9 @@ TEST_CASE("a file stops after 50 errors and did-you-mean work is bounded", "[inp
   const std::vector<std::string> names(1000, std::string(100000, 'b'));
   CHECK(closest_name(std::string(100000, 'a'), names).empty());
   CHECK(closest_name("h100-sxmm", {"h100-sxm", "a100"}) == "h100-sxm");
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  // Not a speed claim (those live in bench/): unbounded edit distances over these strings would
+  // take hours, so a bound generous enough for a loaded shared machine still tells them apart.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
 }
 
 TEST_CASE("head widths that overflow an int are refused", "[inputs]") {
