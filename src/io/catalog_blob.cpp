@@ -135,7 +135,11 @@ struct Reader {
   }
   template <class T>
   void operator()(std::vector<T>& items) {
-    items.resize(count());
+    // Every element takes at least one byte: a count past the bytes left is a broken image
+    // (a forged or torn cache file), refused before it can size an allocation.
+    const std::uint32_t n = count();
+    need(n);
+    items.resize(n);
     for (T& x : items) (*this)(x);
   }
   void operator()(std::map<std::string, double>& m) {
