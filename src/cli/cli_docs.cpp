@@ -3,6 +3,7 @@
 // `gpuplan completions SHELL` and `gpuplan man`; the build runs them and installs the output.
 #include <cstdio>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct Flag {
   std::string help;
   bool takes_value = false;
   std::string section;  // the --help title it is listed under ("" for the command's own)
+  std::vector<std::string> choices;  // an enum flag's values, as its help lists them ("a | b | c")
 };
 
 struct Command {
@@ -38,12 +40,30 @@ std::string section_of(const CLI::App& app, const CLI::Option& o) {
   return "";
 }
 
+// An enum flag's help names its values once, as "a | b | c" (the parser's choices; the flag-walk
+// test feeds each back to the command, so the two cannot drift): completions offer those.
+std::vector<std::string> choices_in(const std::string& help) {
+  static const std::regex list(R"([A-Za-z0-9][A-Za-z0-9._+-]*(?: \| [A-Za-z0-9][A-Za-z0-9._+-]*)+)");
+  std::smatch m;
+  std::vector<std::string> out;
+  if (!std::regex_search(help, m, list)) return out;
+  const std::string text = m.str();
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t bar = text.find(" | ", start);
+    out.push_back(text.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+    if (bar == std::string::npos) break;
+    start = bar + 3;
+  }
+  return out;
+}
+
 // Visible commands and flags only: hidden ones (old spellings, these generators) stay out.
 void walk(const CLI::App& app, const std::string& path, std::vector<Command>& out) {
   Command c{path, app.get_description(), {}, {}};
   for (const CLI::Option* o : gpuplan::cli::all_options(app)) {
     if (o->get_group().empty() || (o->get_lnames().empty() && o->get_snames().empty())) continue;
-    Flag f{{}, o->get_description(), o->get_expected_min() > 0, section_of(app, *o)};
+    Flag f{{}, o->get_description(), o->get_expected_min() > 0, section_of(app, *o), {}};
+    if (f.takes_value) f.choices = choices_in(f.help);
     for (const auto& n : o->get_lnames()) f.names.push_back("--" + n);
     for (const auto& n : o->get_snames()) f.names.push_back("-" + n);
     c.flags.push_back(f);
@@ -77,6 +97,11 @@ std::string lookup_functions(const std::vector<Command>& cmds) {
     if (!c.subs.empty()) s += "    \"" + c.path + "\") echo \"" + join(c.subs) + "\" ;;\n";
   s += "  esac\n}\n_gpuplan_flags() {\n  case \"$1\" in\n";
   for (const auto& c : cmds) s += "    \"" + c.path + "\") echo \"" + join(flag_words(c)) + "\" ;;\n";
+  s += "  esac\n}\n_gpuplan_values() {\n  case \"$1|$2\" in\n";
+  for (const auto& c : cmds)
+    for (const auto& f : c.flags)
+      if (!f.choices.empty())
+        for (const auto& n : f.names) s += "    \"" + c.path + "|" + n + "\") echo \"" + join(f.choices) + "\" ;;\n";
   return s + "  esac\n}\n";
 }
 
@@ -88,7 +113,9 @@ std::string bash(const std::vector<Command>& cmds) {
     w="${COMP_WORDS[i]}"
     if [[ " $(_gpuplan_subs "$cmdpath") " == *" $w "* ]]; then cmdpath="${cmdpath:+$cmdpath }$w"; fi
   done
-  local words
+  local words prev="${COMP_WORDS[COMP_CWORD-1]}"
+  words=$(_gpuplan_values "$cmdpath" "$prev")
+  if [[ -n $words ]]; then mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur"); return 0; fi
   if [[ $cur == -* ]]; then words=$(_gpuplan_flags "$cmdpath"); else words=$(_gpuplan_subs "$cmdpath"); fi
   [[ -z $words ]] && return 0
   mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
@@ -107,7 +134,10 @@ std::string zsh(const std::vector<Command>& cmds) {
     subs=(${=$(_gpuplan_subs "$cmdpath")})
     if (( ${subs[(Ie)$w]} )); then cmdpath="${cmdpath:+$cmdpath }$w"; fi
   done
-  if [[ ${words[CURRENT]} == -* ]]; then
+  words_here=(${=$(_gpuplan_values "$cmdpath" "${words[CURRENT-1]}")})
+  if (( $#words_here )); then
+    compadd -- $words_here
+  elif [[ ${words[CURRENT]} == -* ]]; then
     words_here=(${=$(_gpuplan_flags "$cmdpath")})
     compadd -- $words_here
   else
@@ -145,7 +175,9 @@ std::string fish(const std::vector<Command>& cmds) {
     for (const auto& f : c.flags) {
       s += "complete -c gpuplan -n " + fish_quote(c.path.empty() ? "__fish_use_subcommand" : subs_cond);
       for (const auto& n : f.names) s += n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1);
-      s += (f.takes_value ? " -r -F" : "") + std::string(" -d ") + fish_quote(f.help) + "\n";
+      if (!f.choices.empty()) s += " -x -a " + fish_quote(join(f.choices));
+      else if (f.takes_value) s += " -r -F";
+      s += " -d " + fish_quote(f.help) + "\n";
     }
   }
   return s;
@@ -193,7 +225,7 @@ std::string flags_json(const std::vector<Command>& cmds) {
   for (const auto& c : cmds) {
     nlohmann::json flags = nlohmann::json::array();
     for (const auto& f : c.flags)
-      flags.push_back({{"names", f.names}, {"takes_value", f.takes_value}, {"section", f.section}, {"help", f.help}});
+      flags.push_back({{"names", f.names}, {"takes_value", f.takes_value}, {"section", f.section}, {"help", f.help}, {"choices", f.choices}});
     out.push_back({{"command", c.path}, {"subcommands", c.subs}, {"flags", flags}});
   }
   return out.dump(1) + "\n";

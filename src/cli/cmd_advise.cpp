@@ -19,6 +19,7 @@
 #include "io/advice_answers.hpp"
 #include "io/advise_render.hpp"
 #include "io/job_log.hpp"
+#include "io/purchase_report.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -135,6 +136,7 @@ void run_advise(const AdviseFlags& f) {
   io::AdviseContext c{s.gpu->id, s.run.currency, rows, &training, serving ? &*serving : nullptr};
   Report r;
   r.json = io::advise_json(advice, c);
+  r.json["purchase"] = io::purchase_json(s.purchase);  // the owned side's price, duty and tax, as buy-vs-rent shows them
   if (output_format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
   for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
   r.notes = s.notes;

@@ -15,6 +15,7 @@
 #include "gpuplan/fleet_replay.hpp"
 #include "gpuplan/units.hpp"
 #include "io/job_log.hpp"
+#include "io/purchase_report.hpp"
 #include "io/replay_render.hpp"
 
 namespace gpuplan::cli {
@@ -158,6 +159,7 @@ void run_replay(ReplayFlags f) {
                       offer_names(s.in.rent), offer_names(s.spot)};
   Report r;
   r.json = io::replay_json(sweep, c);
+  r.json["purchase"] = io::purchase_json(s.purchase);  // the owned fleet's price, duty and tax, as buy-vs-rent shows them
   r.tables = io::replay_tables(sweep, c);
   r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
                     "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");
@@ -204,7 +206,8 @@ The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent'
   cmd->add_option("--checkpointing-teams", f->checkpointing, "Teams or partitions whose jobs checkpoint and may burst on spot, or all");
   add_buy_vs_rent_options(*cmd, f->costs);
   // Demand comes from the log, and burst jobs rent on-demand or (checkpointing) spot.
-  for (const char* name : {"--count", "--gpu-hours-per-month", "--utilization", "--utilisation", "--demand", "--uncertainty", "--pricing"})
+  for (const char* name : {"--count", "--gpu-hours-per-month", "--gpu-hours-per-week", "--utilization", "--utilisation", "--demand",
+                           "--uncertainty", "--pricing"})
     remove_option(*cmd, name);
   add_common_options(*cmd, kCatalogs);
   cmd->callback([f] { run_replay(*f); });

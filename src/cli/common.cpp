@@ -109,7 +109,9 @@ void add_common_options(CLI::App& cmd, unsigned uses) {
   const bool github = (uses & kGithub) != 0;
   std::vector<std::string> formats = {"table", "json", "csv", "markdown"};
   if (github) formats.push_back("github");
-  app.add_option("--format", g.format, github ? "Output format (github: workflow annotations)" : "Output format")
+  std::string help = "Output format: ";
+  for (std::size_t i = 0; i < formats.size(); ++i) help += (i ? " | " : "") + formats[i];
+  app.add_option("--format", g.format, help + (github ? " (github: workflow annotations)" : ""))
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   if (uses & kCatalogs) {

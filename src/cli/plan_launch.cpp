@@ -1,8 +1,10 @@
 #include "cli/plan_launch.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 #include "cli/workload_flags.hpp"
 #include "gpuplan/evaluate.hpp"
@@ -126,14 +128,53 @@ void add_launch_options(CLI::App& command, LaunchFlags& f) {
   cmd.add_option("--emit", f.emit,
                  "Write the plan's launch configuration: deepspeed | accelerate | torchrun | skypilot | slurm | torchtitan | megatron");
   cmd.add_option("--out", f.out, "File for --emit (replaced atomically; default or -: stdout)");
-  cmd.add_option("--head-address", f.head_address, "accelerate, more than one node: address of the machine_rank 0 host");
-  cmd.add_option("--port", f.port, "Rendezvous port of the multi-node launch (default 29500)");
-  cmd.add_option("--node-rank", f.node_rank, "accelerate, more than one node: the machine this file is for (0 = head)")->capture_default_str();
+  cmd.add_option("--head-address", f.head_address,
+                 "More than one node (accelerate, torchrun, megatron): address of the rank-0 host");
+  cmd.add_option("--port", f.port, "More than one node (accelerate, torchrun, megatron, slurm, skypilot): rendezvous port (default 29500)");
+  cmd.add_option("--node-rank", f.node_rank, "accelerate, more than one node: the machine this file is for (default 0 = head)");
 }
+
+namespace {
+
+bool one_of(const std::string& engine, std::initializer_list<const char*> engines) {
+  for (const char* e : engines)
+    if (engine == e) return true;
+  return false;
+}
+
+// The rendezvous flags are read by some engines' files only, and only when the plan spans
+// nodes; anywhere else the file would silently drop them, so they are refused there.
+void check_rendezvous_flags(const LaunchFlags& f, int nodes) {
+  struct Use {
+    const char* flag;
+    bool given;
+    std::initializer_list<const char*> engines;
+  };
+  const Use uses[] = {{"--head-address", !f.head_address.empty(), {"accelerate", "torchrun", "megatron"}},
+                      {"--port", f.port != 0, {"accelerate", "torchrun", "megatron", "slurm", "skypilot"}},
+                      {"--node-rank", f.node_rank != -1, {"accelerate"}}};
+  // It lands in a shell script and a YAML file: a host name or an IPv4/IPv6 address only.
+  for (char c : f.head_address)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != ':' && c != '[' && c != ']')
+      bad_flag("--head-address", "expected a host name or IP address, got \"" + f.head_address + "\"");
+  for (const Use& u : uses) {
+    if (!u.given) continue;
+    if (f.emit.empty()) bad_flag(u.flag, "needs --emit (it sets the launch file's rendezvous)");
+    if (nodes <= 1) bad_flag(u.flag, "the plan runs on one node: a single-node launch has no rendezvous to set (give --nodes N)");
+    if (!one_of(f.emit, u.engines)) {
+      std::string list;
+      for (const char* e : u.engines) list += std::string(list.empty() ? "" : ", ") + e;
+      bad_flag(u.flag, "the " + f.emit + " file has no place for it (read by: " + list + ")");
+    }
+  }
+}
+
+}  // namespace
 
 void check_launch_engine(const LaunchFlags& f) {
   if (f.emit.empty()) {
     if (!f.out.empty()) bad_flag("--out", "needs --emit");
+    check_rendezvous_flags(f, 1);
     return;
   }
   for (const char* e : io::kLaunchEngines)
@@ -151,9 +192,10 @@ bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r) {
     if (f.port < 1 || f.port > 65535) bad_flag("--port", "expected 1 to 65535");
     lp.port = f.port;
   }
-  if (f.node_rank < 0 || f.node_rank >= lp.nodes)
+  check_rendezvous_flags(f, lp.nodes);
+  if (f.node_rank != -1 && (f.node_rank < 0 || f.node_rank >= lp.nodes))
     bad_flag("--node-rank", "the plan has " + std::to_string(lp.nodes) + " node(s): expected 0 to " + std::to_string(lp.nodes - 1));
-  lp.node_rank = f.node_rank;
+  lp.node_rank = std::max(f.node_rank, 0);
   lp.head_address = f.head_address;
   // A file that drops a priced setting would launch another job than the one priced.
   if (const std::string why = io::launch_refusal(lp, f.emit); !why.empty()) bad_flag("--emit", why);

@@ -12,7 +12,7 @@ namespace gpuplan::cli {
 
 struct LaunchFlags {
   std::string emit, out, head_address;
-  int port = 0, node_rank = 0;
+  int port = 0, node_rank = -1;  // 0 and -1: not given (the file then uses 29500 and machine 0)
 };
 void add_launch_options(CLI::App& cmd, LaunchFlags& f);
 

@@ -65,6 +65,16 @@ std::string torchrun_flags(const LaunchPlan& p, const std::string& rdzv_id, cons
          " --rdzv_backend c10d --rdzv_endpoint " + endpoint;
 }
 
+}  // namespace
+
+std::string rendezvous_endpoint(const LaunchPlan& p) {
+  const std::string addr = p.head_address.empty() ? "${MASTER_ADDR:?set MASTER_ADDR to the first node address}"
+                                                  : "${MASTER_ADDR:-" + p.head_address + "}";
+  return "\"" + addr + ":" + std::to_string(p.port) + "\"";
+}
+
+namespace {
+
 std::string yaml_text(const YAML::Emitter& out, const std::string& header) {
   if (!out.good()) throw std::logic_error("YAML emitter: " + out.GetLastError());
   return header + out.c_str() + "\n";
@@ -174,12 +184,12 @@ std::string emit_accelerate(const LaunchPlan& p) {
 std::string emit_torchrun(const LaunchPlan& p) {
   std::string s = "#!/bin/bash\n# written by gpuplan plan for " + comment_safe(p.model) + "; train.py and its flags are yours to map\n";
   if (p.nodes > 1)
-    s += "# run this on each of the " + std::to_string(p.nodes) + " nodes with MASTER_ADDR set to the first node's address;\n"
-         "# the c10d rendezvous assigns the node ranks\n";
+    s += "# run this on each of the " + std::to_string(p.nodes) + " nodes" +
+         (p.head_address.empty() ? " with MASTER_ADDR set to the first node's address" : " (MASTER_ADDR overrides " + p.head_address + ")") +
+         ";\n# the c10d rendezvous assigns the node ranks\n";
   s += "set -euo pipefail\n";
   s += "torchrun " +
-       torchrun_flags(p, "\"${RDZV_ID:-gpuplan}\"",
-                      "\"${MASTER_ADDR:?set MASTER_ADDR to the first node address}:" + std::to_string(p.port) + "\"") +
+       torchrun_flags(p, "\"${RDZV_ID:-gpuplan}\"", rendezvous_endpoint(p)) +
        " " + train_args(p) + "\n";
   return s;
 }

@@ -85,6 +85,9 @@ std::vector<std::string> launch_notes(const LaunchPlan& p, const std::string& en
 // One shell word: bare when it is plainly safe, else single-quoted ('\'' for a quote), or
 // double-quoted with $ ` " \ escaped when it holds a $ or a backquote.
 std::string shell_quote(const std::string& word);
+// The c10d rendezvous endpoint of a multi-node torchrun, as one shell word: $MASTER_ADDR,
+// defaulting to --head-address when one was given (else required), and the plan's port.
+std::string rendezvous_endpoint(const LaunchPlan& p);
 
 // SkyPilot's accelerator name for a GPU (`sky show-gpus` spelling), e.g. "A100-80GB".
 std::string skypilot_accelerator(const Gpu& gpu);

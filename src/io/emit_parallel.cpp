@@ -44,8 +44,7 @@ std::string one_line(const std::string& s) {
 std::string torchrun_line(const LaunchPlan& p) {
   if (p.nodes <= 1) return "torchrun --standalone --nnodes 1 --nproc_per_node " + std::to_string(p.gpus_per_node);
   return "torchrun --nnodes " + std::to_string(p.nodes) + " --nproc_per_node " + std::to_string(p.gpus_per_node) +
-         " --rdzv_id \"${RDZV_ID:-gpuplan}\" --rdzv_backend c10d --rdzv_endpoint \"${MASTER_ADDR:?set MASTER_ADDR to the first node address}:" +
-         std::to_string(p.port) + "\"";
+         " --rdzv_id \"${RDZV_ID:-gpuplan}\" --rdzv_backend c10d --rdzv_endpoint " + rendezvous_endpoint(p);
 }
 
 std::string layout_text(const LaunchPlan& p) {

@@ -24,6 +24,9 @@ EX = os.path.join(ROOT, "examples", "ci")
 TMP = tempfile.mkdtemp(prefix="flagwalk.")
 ST = os.path.join(TMP, "model.safetensors")
 PROFILE = os.path.join(TMP, "profile.yaml")
+CONTENDED = os.path.join(TMP, "contended_jobs.csv")  # replay: two teams wait for the same GPUs at once
+ANSWERS = os.path.join(TMP, "answers.yaml")         # advise: other answers than the fixture's
+ANSWERS_NO_HOURS = os.path.join(TMP, "answers_no_hours.yaml")  # advise: question 1 left to --demand
 LEDGER = os.path.join(TMP, "spend.jsonl")
 TEAM = os.path.join(TMP, "team_catalog.yaml")      # a team's own catalog: cheap offers, a model, rates
 MY_SHEET = os.path.join(TMP, "my_sheet.yaml")
@@ -68,8 +71,8 @@ BASE = {
     "serve": M8 + ["--requests-per-second", "5", "--prompt-tokens", "512", "--output-tokens", "256", "--provider", "runpod"],
     "buy-vs-rent": ["--gpu", "rtx-4090", "--gpu-hours-per-month", "300"],
     "demand": [os.path.join(FIX, "jobs.csv")],
-    "replay": [os.path.join(FIX, "jobs.csv"), "--gpu", "a100-80gb-sxm", "--owned", "0,2", "--max-p95-queue", "4h"],
-    "advise": ["--gpu", "rtx-4090", "--gpu-hours-per-week", "60"],
+    "replay": [os.path.join(FIX, "jobs.csv"), "--gpu", "a100-80gb-sxm", "--gpu-price", "15000", "--owned", "0,2", "--max-p95-queue", "4h"],
+    "advise": ["--gpu", "rtx-4090", "--answers", os.path.join(FIX, "advise_answers.yaml")],
     "check": [os.path.join(EX, "passing", "experiments"), "--date", "2026-06-15"],
     "diff": [os.path.join(EX, "passing", "experiments"), os.path.join(EX, "failing", "experiments")],
     "report": ["--ledger", LEDGER, "--date", "2026-06-15"],
@@ -121,6 +124,16 @@ def make_inputs():
         out.truncate(8 + len(blob) + offset)
     with open(TEAM, "w") as out:
         out.write(TEAM_YAML)
+    with open(CONTENDED, "w") as out:
+        out.write("id,name,user,team,partition,submit,start,end,gpus,state\n")
+        for i, (team, hours) in enumerate((("nlp", 5), ("vision", 9), ("nlp", 1))):
+            out.write(f"{i + 1},j{i},u{i},{team},gpu,2026-03-02T00:00:00,2026-03-02T00:00:00,2026-03-02T{hours:02d}:00:00,2,COMPLETED\n")
+    with open(os.path.join(FIX, "advise_answers.yaml")) as src:
+        fixture = src.read()
+    with open(ANSWERS, "w") as out:
+        out.write(fixture.replace("gpu_hours_per_week: 300", "gpu_hours_per_week: 900").replace("churn: 18", "churn: 3"))
+    with open(ANSWERS_NO_HOURS, "w") as out:
+        out.write("\n".join(l for l in fixture.splitlines() if not l.startswith("gpu_hours_per_week")) + "\n")
     with open(MY_SHEET, "w") as out:
         out.write("providers:\n  - {id: mine, name: Mine, currency: USD, prices_as_of: 2026-12-01, source: test,\n     billing_increment_seconds: 60,\n"
                   "     offers: [{id: a, gpu: my-card, gpus: 1, region: us, on_demand_per_gpu_hour: 1}]}\n")
@@ -283,6 +296,20 @@ COMMAND_ROWS = {}
 for cmd in ("buy-vs-rent", "replay", "advise"):
     for flag, r in TCO_ROWS.items():
         COMMAND_ROWS[(cmd, flag)] = r
+# replay rents on-demand, and on spot only for the teams that checkpoint: spot terms need those.
+REPLAY_SPOT = ["--checkpointing-teams", "all", "--gpu", "h100-sxm", "--gpu-price", "25000", "--burst-after", "0"]
+COMMAND_ROWS.update({
+    ("replay", "--priority"): R(["--priority", "vision=10"], ctx=[CONTENDED], drop=[os.path.join(FIX, "jobs.csv")]),
+    ("replay", "--preemptions-per-hour"): R(["--preemptions-per-hour", "1"], ctx=REPLAY_SPOT),
+    ("replay", "--checkpoint-time"): R(["--checkpoint-time", "20m"], ctx=REPLAY_SPOT + ["--preemptions-per-hour", "0.5"]),
+    ("replay", "--restart-time"): R(["--restart-time", "30m"], ctx=REPLAY_SPOT + ["--preemptions-per-hour", "0.5"]),
+    # Answers come from flags, then --answers, then --demand: each row leaves its source the deciding one.
+    ("advise", "--answers"): R(["--answers", ANSWERS]),
+    ("advise", "--demand"): R(["--demand", os.path.join(FIX, "jobs.csv")], ctx=["--answers", ANSWERS_NO_HOURS, "--gpu-hours-per-week", "300"],
+                              drop_with=["--gpu-hours-per-week"]),
+    ("advise", "--inference-gpus"): R(["--inference-gpus", "8"], ctx=["--low-latency-inference", "yes", "--inference-gpus", "2"]),
+    ("advise", "--low-latency-inference"): R(["--low-latency-inference", "yes", "--inference-gpus", "2"]),
+})
 SERVE_ROWS = {
     "--route": R(["--route", "small=llama-3.2-1b:70%,large=llama-3.1-8b"], drop_with=["--model"]),
     "--requests-per-second": R(["--requests-per-second", "50"]),
@@ -421,9 +448,17 @@ def check(cmd, flag):
     return None
 
 
-# Commands whose rows are not written yet (issue #27 stays open for them): printed, not hidden.
-NOT_WALKED_YET = {"replay": "its buy-vs-rent ownership flags (spot terms among them) need rows on a priced log",
-                  "advise": "needs every answer in its base run"}
+# Commands whose rows are not written yet: printed, not hidden.
+NOT_WALKED_YET = {}
+
+
+def check_choice(cmd, flag, choice):
+    """Completions offer the values an enum flag's help lists: the command must take each one."""
+    args = without_flags(BASE[cmd], [flag]) + [flag, choice]
+    rc, _, err = run(cmd, args)
+    if rc == 2 and ("unknown value" in err or " not in " in err):
+        return f"{cmd} {flag} {choice}: listed in its help (and so in the completions) but refused: {err.strip()[:300]}"
+    return None
 
 
 def main():
@@ -431,19 +466,22 @@ def main():
         print(f"not walked yet: {cmd}: {why}")
     make_inputs()
     listing = json.loads(subprocess.run([GP, "flags"], capture_output=True, text=True, check=True).stdout)
-    jobs = []
+    jobs, choices = [], []
     for c in listing:
         if c["command"] not in BASE or c["command"] in NOT_WALKED_YET or (ONLY and c["command"] not in ONLY):
             continue
         for f in c["flags"]:
             long_names = [n for n in f["names"] if n.startswith("--")]
-            jobs.append((c["command"], long_names[0] if long_names else f["names"][0]))
+            name = long_names[0] if long_names else f["names"][0]
+            jobs.append((c["command"], name))
+            if name != "--format":  # CLI11 itself checks --format against the same list
+                choices += [(c["command"], name, v) for v in f["choices"]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
-        results = list(ex.map(lambda j: check(*j), jobs))
+        results = list(ex.map(lambda j: check(*j), jobs)) + list(ex.map(lambda j: check_choice(*j), choices))
     fails = [r for r in results if r]
     for r in fails:
         print("FAIL:", r)
-    print(f"flag walk: {len(jobs) - len(fails)} passed, {len(fails)} failed")
+    print(f"flag walk: {len(jobs) + len(choices) - len(fails)} passed ({len(jobs)} flags, {len(choices)} listed values), {len(fails)} failed")
     return 1 if fails else 0
 
 
