@@ -163,6 +163,12 @@ out=$(bash -c 'source "$1"; COMP_WORDS=(gpuplan plan --em); COMP_CWORD=2; _gpupl
 [[ $out == --emit ]] && ok || bad "bash completes 'plan --em' to '$out'"
 out=$(bash -c 'source "$1"; COMP_WORDS=(gpuplan gpus ""); COMP_CWORD=2; _gpuplan; echo "${COMPREPLY[*]}"' _ "$TMP/c.bash")
 [[ $out == *list* ]] && ok || bad "bash completes 'gpus ' to '$out'"
+# An enum flag's value: "gpuplan plan --emit to<TAB>" and "gpuplan estimate --method q<TAB>".
+out=$(bash -c 'source "$1"; COMP_WORDS=(gpuplan plan --emit to); COMP_CWORD=3; _gpuplan; echo "${COMPREPLY[*]}"' _ "$TMP/c.bash")
+[[ $out == "torchrun torchtitan" ]] && ok || bad "bash completes 'plan --emit to' to '$out'"
+out=$(bash -c 'source "$1"; COMP_WORDS=(gpuplan estimate --method q); COMP_CWORD=3; _gpuplan; echo "${COMPREPLY[*]}"' _ "$TMP/c.bash")
+[[ $out == qlora ]] && ok || bad "bash completes 'estimate --method q' to '$out'"
+grep -qF -- "-l emit -x -a 'deepspeed accelerate torchrun skypilot slurm torchtitan megatron'" "$TMP/c.fish" && ok || bad "fish offers --emit's values"
 for sh in zsh fish; do
   if command -v $sh >/dev/null; then $sh -n "$TMP/c.$sh" && ok || bad "$sh completion syntax"
   elif [[ ${GPUPLAN_REQUIRE_SERVICES:-0} == 1 ]]; then bad "$sh missing (GPUPLAN_REQUIRE_SERVICES=1)"; fi
