@@ -176,6 +176,7 @@ void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   f.run.currency.clear();  // resolved from the buyer's country
   cmd.add_option("--currency", f.run.currency, "Show money in this currency, display only (ISO code; default: INR for --buyer-country IN, else USD)");
   cmd.add_option("--fx", f.run.fx, "Exchange rate override, e.g. USD:INR=83.2 (repeatable)");
+  cmd.add_option("--stale-after", f.run.stale_after, "Flag rent sheets whose prices are older than this many days")->capture_default_str();
   cmd.add_option("--preemptions-per-hour", f.run.preemptions_per_hour, "Spot preemption rate per instance (default: the offer's)");
   cmd.add_option("--checkpoint-time", f.checkpoint_time, "Time to write one checkpoint on spot, e.g. 2m")->capture_default_str();
   cmd.add_option("--restart-time", f.run.restart_time, "Relaunch and reload time after a spot preemption")->capture_default_str();
@@ -575,6 +576,23 @@ void read_country(BuyVsRentFlags& f, io::PurchaseReport& p) {
     if (!value->empty() && !taxed) bad_flag(flag, "hardware GST and import duty are modelled for --buyer-country IN only (buyer: " + p.country + ")");
 }
 
+namespace {
+
+// The stale-price and mixed-tax warnings of the sheets the rent side priced from, in the words
+// every pricing command uses (price_warnings).
+std::vector<std::string> rent_price_warnings(const BuyVsRentSetup& s) {
+  std::vector<const Provider*> sheets;
+  const auto add = [&](const std::vector<RentOffer>& offers) {
+    for (const RentOffer& o : offers) sheets.push_back(o.provider);
+  };
+  add(s.in.rent.offers);
+  add(s.spot.offers);
+  for (const auto& c : s.commitments) add(c.second);
+  return price_warnings(sheets, s.run);
+}
+
+}  // namespace
+
 BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
   BuyVsRentFlags f = flags;
   BuyVsRentSetup s;
@@ -597,6 +615,7 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
   if (!f.place.countries.empty() && f.buyer_country.empty())
     s.notes.push_back("--country keeps renting to offers in that country (as in compare); the buyer, whose country sets the tax owed, "
                       "is --buyer-country (here " + s.purchase.country + ")");
+  s.price_warnings = rent_price_warnings(s);
   return s;
 }
 

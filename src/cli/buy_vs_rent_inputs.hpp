@@ -53,6 +53,7 @@ struct BuyVsRentSetup {
   bool ops_counted = false;
   io::PurchaseReport purchase;        // the buyer's country, hardware taxes and duty, warnings
   RentTerms spot;                     // the same GPU on spot, for comparison (no offers: none listed)
+  std::vector<std::string> price_warnings;  // stale or mixed-tax sheets the rent side priced from
   // Reserved commitments: the offers each term is checked on (the --offer's own, else every
   // offer of the rented GPU with that term).
   std::vector<std::pair<Pricing, std::vector<RentOffer>>> commitments;

@@ -137,6 +137,8 @@ void run_advise(const AdviseFlags& f) {
   Report r;
   r.json = io::advise_json(advice, c);
   r.json["purchase"] = io::purchase_json(s.purchase);  // the owned side's price, duty and tax, as buy-vs-rent shows them
+  r.json["warnings"] = s.price_warnings;
+  for (const auto& w : s.price_warnings) warn(w);
   if (output_format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
   for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
   r.notes = s.notes;

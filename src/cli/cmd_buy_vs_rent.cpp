@@ -44,7 +44,10 @@ void run_buy_vs_rent(const BuyVsRentFlags& f) {
   Report r;
   r.json = io::tco_json(s.in, a, c, reasons);
   r.json["purchase"] = io::purchase_json(s.purchase);
-  r.json["warnings"] = s.purchase.warnings;
+  std::vector<std::string> warnings = s.price_warnings;
+  warnings.insert(warnings.end(), s.purchase.warnings.begin(), s.purchase.warnings.end());
+  r.json["warnings"] = warnings;
+  for (const auto& w : s.price_warnings) warn(w);
   if (output_format() == Format::csv) r.tables.push_back(io::tco_series_table(s.in, a, c));  // CSV prints the first table
   for (auto& t : io::tco_tables(s.in, a, c, reasons)) r.tables.push_back(std::move(t));
   // The purchase lines right after the verdict and monthly tables, when there is tax, duty or

@@ -160,6 +160,8 @@ void run_replay(ReplayFlags f) {
   Report r;
   r.json = io::replay_json(sweep, c);
   r.json["purchase"] = io::purchase_json(s.purchase);  // the owned fleet's price, duty and tax, as buy-vs-rent shows them
+  r.json["warnings"] = s.price_warnings;
+  for (const auto& w : s.price_warnings) warn(w);
   r.tables = io::replay_tables(sweep, c);
   r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
                     "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");

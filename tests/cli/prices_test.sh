@@ -51,6 +51,19 @@ has err 'totals mix bases' "sheets without a rate are named"
 expect 2 "bad --tax-basis" -- "$G" compare "${JOB[@]}" --tax-basis gross
 expect 0 "--stale-after 1" -- "$G" compare "${JOB[@]}" --provider e2e --stale-after 1
 has out 'e2e!' "marked in the table"
+# Every command that prices offers warns the same way: the owner's side of buy-vs-rent, replay
+# and advise prices its rent on sheets too (one function, price_warnings, words and all).
+expect 0 "compare: one stale sheet" -- "$G" compare "${JOB[@]}" --provider runpod --stale-after 1
+stale=$(grep -o 'runpod: prices dated [^;]*' "$TMP/err" | head -1)
+has err 'runpod: prices dated' "compare names the stale runpod sheet"
+for c in "buy-vs-rent --gpu rtx-4090 --gpu-hours-per-month 300" \
+         "replay $1/fixtures/jobs.csv --gpu rtx-4090 --owned 0,4 --max-p95-queue 4h" \
+         "advise --gpu rtx-4090 --answers $1/fixtures/advise_answers.yaml"; do
+  # shellcheck disable=SC2086
+  expect 0 "${c%% *} warns of stale sheets" -- "$G" $c --provider runpod --stale-after 1 --format json
+  grep -qF -- "gpuplan: warning: $stale" "$TMP/err" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: ${c%% *}: not compare's words"; }
+  has out '"warnings": \[' "${c%% *}: and in its JSON"
+done
 
 # plan prices on-demand (and reserved) unless --pricings names spot (issue 15.8).
 expect 0 "plan default pricings" -- "$G" plan --model llama-3.1-8b --tokens 500M --global-batch 64 --format json
