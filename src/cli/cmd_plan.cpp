@@ -284,6 +284,9 @@ void setup_plan(CLI::App& app) {
     narrow(*cmd, "--pipeline-parallel", "--pipeline-parallels", std::to_string(g.workload.pipeline_parallel), g.pipeline_parallels);
     g.grad_accum_given = cmd->get_option("--grad-accum")->count() > 0;
     g.workload.tensor_parallel = g.workload.pipeline_parallel = 1;  // searched per candidate
+    // The base is checked before the search picks GPU counts: it gets the fewest GPUs its fixed
+    // context and expert degrees need (each candidate's count must be a multiple of them).
+    if (!g.workload.gpus_given) g.workload.gpus = std::max(1, g.workload.context_parallel) * std::max(1, g.workload.expert_parallel);
     base_sharding(g);
     parallel_degrees(g, resolve_model(g.workload.model).arch);
     run_plan(g);

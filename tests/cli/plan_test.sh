@@ -71,4 +71,9 @@ expect 2 "plan has no KV cache to size" -- "$G" plan --model llama-3.2-1b --toke
 expect 2 "demand takes no profile" -- "$G" demand "$(dirname "${BASH_SOURCE[0]}")/../fixtures/jobs.csv" --profile "$(dirname "${BASH_SOURCE[0]}")/../fixtures/jobs.csv"
 has err "unknown option '--profile'" "named"
 
+# A fixed context-parallel degree without --gpus: the search tries GPU counts it divides
+# (the base is no longer checked against one GPU and refused).
+expect 0 "plan --context-parallel 2 without --gpus" -- "$G" plan --model llama-3.1-8b --methods full --provider aws --gpu h100-sxm \
+  --tokens 1B --context-parallel 2 --seq-len 16384 --shardings fsdp --max-nodes 1 --format json
+has out '"context_parallel": 2' "the plan runs CP 2"
 finish

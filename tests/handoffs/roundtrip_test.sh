@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every launch file of a plan matrix (1 and 4 nodes; DDP, FSDP, ZeRO 1-3, offload, TP, TP x PP;
-# CP is not in it: plan refuses --context-parallel against its base --gpus 1) is either written and checked, or refused with exit 2 naming the engine that can run it.
+# Every launch file of a plan matrix (1 and 4 nodes; DDP, FSDP, ZeRO 1-3, offload, TP, TP x PP,
+# CP) is either written and checked, or refused with exit 2 naming the engine that can run it.
 # Written files go through the engine's checks (check_launch.py: torchtitan's JobConfig keys,
 # Megatron-LM's flags and validate_args rules, DeepSpeed and accelerate keys), and then the
 # round trip: the settings are read back out of the file (readback.py), run through `gpuplan
@@ -48,6 +48,8 @@ MATRIX=(
   "zero2-offload|--model llama-3.1-8b --shardings zero2 --offload optimizer --max-nodes 1|torchtitan megatron"
   "zero3-offload-params|--model llama-3.1-8b --shardings zero3 --offload optimizer+params --max-nodes 1 --micro-batches 1|megatron"
   "tp2-4nodes|--model llama-3.1-70b --tensor-parallels 2 --pipeline-parallels 1 --shardings fsdp --max-nodes 4 --objective time --micro-batches 1|deepspeed accelerate torchtitan"
+  "cp2-1node|--model llama-3.1-8b --context-parallel 2 --seq-len 16384 --shardings fsdp --max-nodes 1 --micro-batches 1|deepspeed accelerate"
+  "cp2-4nodes|--model llama-3.1-8b --context-parallel 2 --seq-len 16384 --shardings fsdp --max-nodes 4 --objective time --micro-batches 1|deepspeed accelerate"
   "tp4xpp4|--model llama-3.1-70b --tensor-parallel 4 --pipeline-parallel 4 --sequence-parallel --shardings ddp --max-nodes 4 --global-batch 256 --micro-batches 1|deepspeed accelerate"
 )
 ENGINES=(deepspeed accelerate torchrun slurm skypilot torchtitan megatron)
