@@ -258,7 +258,7 @@ namespace {
 
 // Weights on one GPU (by format, pipeline stage, tensor and FSDP/ZeRO-3 sharding); offloaded
 // parameters are added to `cpu`.
-double weight_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w, double stage, int dp, double& cpu) {
+double weight_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w, double stage, int shard, double& cpu) {
   const int tp = std::max(1, w.tensor_parallel);
   // Inference never shards weights by FSDP: a decode step needs every weight of its stage on
   // its tensor-parallel group each token (weights split by TP x PP only).
@@ -283,7 +283,7 @@ double weight_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w
     // Layers are gathered in their stored format (NF4 stays NF4 until each linear runs).
     const double stored_bytes_per_param = weights / pc.total();
     const double layer = per_layer_params(pc, m) * stored_bytes_per_param;
-    weights = weights / dp + 2 * layer;
+    weights = weights / shard + 2 * layer;
   }
   if (w.offload == Offload::optimizer_params && zero_params) {
     cpu += pc.total() * native_weight_bytes(w.precision);
@@ -360,6 +360,10 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
   const double experts_kept = m.experts > 0 && ep > 1 && pc.total() > 0 ? 1.0 - pc.mlp * (1.0 - 1.0 / ep) / pc.total() : 1.0;
   const double stage = pipeline_stage_share(m, pc, w) * experts_kept;
   r.data_parallel = dp;
+  // ZeRO/FSDP shard over data x context parallel: CP ranks hold the same parameters, so Megatron's
+  // distributed optimizer (its DP-with-CP group) and torchtitan's FSDP (the dp_shard x cp mesh)
+  // split states, gradients and sharded weights across both.
+  const int shard = dp * cp;
   r.params_total = pc.total();
   const double trainable = trainable_params(m, pc, w);
   r.params_trainable = trainable;
@@ -371,7 +375,7 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
   const bool zero_states = w.sharding != Sharding::ddp;
 
   double cpu = 0;
-  r[MemComponent::weights] = weight_bytes(m, pc, w, stage, dp, cpu);
+  r[MemComponent::weights] = weight_bytes(m, pc, w, stage, shard, cpu);
 
   if (training) {
     // --- adapters (LoRA weights, fp32: PEFT casts adapters up by default) ---------------------
@@ -380,16 +384,16 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
 
     // --- gradients ------------------------------------------------------------------------------
     double grads = trainable * stage * grad_bytes / tp;
-    if (zero_grads) grads /= dp;
+    if (zero_grads) grads /= shard;
     // Optimizer-in-backward frees each gradient once applied: about one layer's at a time.
     if (w.optimizer_in_backward) grads = std::min(grads, per_layer_params(pc, m) * grad_bytes / tp);
     // PyTorch DDP keeps bucket copies of all gradients (gradient_as_bucket_view=False default).
-    if (w.sharding == Sharding::ddp && dp > 1) grads *= 2;
+    if (w.sharding == Sharding::ddp && shard > 1) grads *= 2;
     // Offloading (ZeRO-Offload, FSDP CPUOffload) moves each reduced gradient shard to host
     // memory for the CPU optimizer step; about one layer's gradients stay on the GPU.
     if (w.offload != Offload::none && zero_grads) {
       const double one_layer = trainable * grad_bytes / tp / m.layers;
-      cpu += grads * dp * tp * std::max(1, w.pipeline_parallel);
+      cpu += grads * shard * tp * std::max(1, w.pipeline_parallel);
       grads = std::min(grads, one_layer);
     }
     r[MemComponent::gradients] = grads;
@@ -408,11 +412,11 @@ MemoryBreakdown estimate_memory(const ModelArch& m, const ParamCounts& pc, const
     states *= stage / tp;
     master *= stage / tp;
     if (zero_states) {
-      states /= dp;
-      master /= dp;
+      states /= shard;
+      master /= shard;
     }
     if (w.offload != Offload::none) {
-      cpu += (states + master) * dp * tp * std::max(1, w.pipeline_parallel);
+      cpu += (states + master) * shard * tp * std::max(1, w.pipeline_parallel);
       states = 0;
       master = 0;
     }

@@ -308,6 +308,30 @@ TEST_CASE("pipeline, context and sequence parallelism divide per-GPU memory", "[
   CHECK(cp.data_parallel == 1);
 }
 
+TEST_CASE("ZeRO and FSDP shard over data x context parallel GPUs", "[memory][parallel]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  Workload w;
+  w.micro_batch = 1;
+  w.seq_len = 8192;
+  w.gpus = 8;
+  for (Sharding s : {Sharding::zero1, Sharding::zero2, Sharding::fsdp}) {
+    w.sharding = s;
+    w.context_parallel = 1;
+    const MemoryBreakdown dp8 = estimate_memory(m, pc, w);
+    w.context_parallel = 2;  // CP 2 x DP 4: the CP ranks hold the same parameters, so 8 shards still
+    const MemoryBreakdown cp2 = estimate_memory(m, pc, w);
+    CHECK(cp2.data_parallel == 4);
+    CHECK(cp2[MemComponent::optimizer] == Approx(dp8[MemComponent::optimizer]));
+    CHECK(cp2[MemComponent::gradients] == Approx(dp8[MemComponent::gradients]));
+    CHECK(cp2[MemComponent::weights] == Approx(dp8[MemComponent::weights]));
+  }
+  w.sharding = Sharding::zero1;
+  w.context_parallel = 2;
+  // Hand-computed: AdamW's 8 bytes and the fp32 master's 4 per parameter, over 8 shards.
+  CHECK(estimate_memory(m, pc, w)[MemComponent::optimizer] == Approx(pc.total() * 8.0 / 8));
+}
+
 TEST_CASE("expert parallelism pays its all-to-alls, more across nodes", "[time][parallel]") {
   ModelArch m = testing::llama31_8b();
   m.experts = 64;
