@@ -100,32 +100,11 @@ void print_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char**
   std::fprintf(stderr, "Run '%s --help' for usage.\n", path.c_str());
 }
 
-// A command that can be registered on its own, and the setup that adds it.
-struct Alone {
-  const char* name;
-  void (*setup)(CLI::App&);
-};
-// Building every command's options costs more than most commands' work, so a run whose first
-// argument names one of these builds only that one. Everything else (no command, a flag first,
-// a typo that wants suggestions, --help, the completions and man generators, which walk the
-// whole app) gets the full table. setup_check adds check, diff and schema.
-constexpr Alone kAlone[] = {
-    {"estimate", gpuplan::cli::setup_estimate}, {"compare", gpuplan::cli::setup_compare},
-    {"serve", gpuplan::cli::setup_serve},       {"buy-vs-rent", gpuplan::cli::setup_buy_vs_rent},
-    {"demand", gpuplan::cli::setup_demand},     {"check", gpuplan::cli::setup_check},
-    {"diff", gpuplan::cli::setup_check},        {"schema", gpuplan::cli::setup_check},
-    {"ledger", gpuplan::cli::setup_ledger},     {"report", gpuplan::cli::setup_report},
-    {"plan", gpuplan::cli::setup_plan},         {"calibrate", gpuplan::cli::setup_calibrate},
-    {"gpus", gpuplan::cli::setup_gpus},         {"models", gpuplan::cli::setup_models},
-    {"providers", gpuplan::cli::setup_providers}, {"catalog", gpuplan::cli::setup_catalog},
-    {"prices", gpuplan::cli::setup_prices},
-};
-
 void register_for(CLI::App& app, int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--version") == 0) return;  // answered before any command
   if (argc > 1)
-    for (const Alone& a : kAlone)
-      if (std::strcmp(argv[1], a.name) == 0) return a.setup(app);
+    for (const auto& c : gpuplan::cli::kCommands)
+      if (c.alone && std::strcmp(argv[1], c.name) == 0) return c.setup(app);
   gpuplan::cli::register_commands(app);
 }
 

@@ -2,6 +2,9 @@
 // Each command lives in its own cmd_*.cpp with a setup function that adds it to the app.
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
+#include <iterator>
+
 namespace gpuplan::cli {
 
 void setup_gpus(CLI::App& app);
@@ -23,14 +26,33 @@ void setup_calibrate(CLI::App& app);
 void setup_prices(CLI::App& app);
 void setup_cli_docs(CLI::App& app);  // hidden: completions and man page
 
+// The one command table (ninja's kTools shape): each top-level command word and the setup that
+// adds it. A run whose first argument is a word marked `alone` registers only that setup
+// (building every command's options costs more than most commands' work); the rest, and runs
+// that name no command, get the whole table. The completions, man and flags generators walk the
+// whole app, so they are never alone. A setup listed under several words runs once.
+struct CommandEntry {
+  const char* name;
+  void (*setup)(CLI::App&);
+  bool alone;
+};
+inline constexpr CommandEntry kCommands[] = {
+    {"estimate", setup_estimate, true},   {"compare", setup_compare, true},     {"serve", setup_serve, true},
+    {"buy-vs-rent", setup_buy_vs_rent, true}, {"demand", setup_demand, true},   {"replay", setup_replay, true},
+    {"advise", setup_advise, true},       {"check", setup_check, true},         {"diff", setup_check, true},
+    {"schema", setup_check, true},        {"ledger", setup_ledger, true},       {"report", setup_report, true},
+    {"plan", setup_plan, true},           {"calibrate", setup_calibrate, true}, {"gpus", setup_gpus, true},
+    {"models", setup_models, true},       {"providers", setup_providers, true}, {"catalog", setup_catalog, true},
+    {"prices", setup_prices, true},       {"completions", setup_cli_docs, false}, {"man", setup_cli_docs, false},
+    {"flags", setup_cli_docs, false},
+};
+
 inline void register_commands(CLI::App& app) {
-  using Setup = void (*)(CLI::App&);
-  static constexpr Setup kCommands[] = {setup_estimate, setup_compare, setup_serve, setup_buy_vs_rent, setup_demand,
-                                        setup_replay, setup_advise,
-                                        setup_check, setup_ledger, setup_report, setup_plan, setup_calibrate,
-                                        setup_gpus, setup_models, setup_providers, setup_catalog, setup_prices,
-                                        setup_cli_docs};
-  for (Setup s : kCommands) s(app);
+  for (std::size_t i = 0; i < std::size(kCommands); ++i) {
+    bool seen = false;
+    for (std::size_t j = 0; j < i; ++j) seen = seen || kCommands[j].setup == kCommands[i].setup;
+    if (!seen) kCommands[i].setup(app);
+  }
 }
 
 }  // namespace gpuplan::cli

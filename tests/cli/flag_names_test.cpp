@@ -47,3 +47,27 @@ TEST_CASE("a command's sections are part of the command", "[cli]") {
   CHECK(gpuplan::cli::all_options(*estimate).size() > estimate->get_options().size());
   for (const CLI::App* s : gpuplan::cli::named_subcommands(*estimate)) CHECK(!s->get_name().empty());
 }
+
+TEST_CASE("the command table names every command the app registers, and nothing else", "[cli]") {
+  CLI::App app{"gpuplan"};
+  gpuplan::cli::register_commands(app);
+  std::map<std::string, int> registered;
+  for (const CLI::App* s : gpuplan::cli::named_subcommands(app)) ++registered[s->get_name()];
+  for (const auto& c : gpuplan::cli::kCommands) {
+    INFO(c.name);
+    CHECK(registered.count(c.name) == 1);
+    // Alone, the entry's setup must register the word it is listed under.
+    CLI::App one{"gpuplan"};
+    c.setup(one);
+    bool found = false;
+    for (const CLI::App* s : gpuplan::cli::named_subcommands(one)) found = found || s->get_name() == c.name;
+    CHECK(found);
+  }
+  for (const auto& [name, count] : registered) {
+    INFO(name);
+    bool listed = false;
+    for (const auto& c : gpuplan::cli::kCommands) listed = listed || name == c.name;
+    CHECK(listed);
+    CHECK(count == 1);
+  }
+}
