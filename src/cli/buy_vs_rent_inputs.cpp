@@ -239,7 +239,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
     } else {
       const double util = fraction_flag("--utilization", f.utilisation, 0.0, 1.0, "60%");
       h = util * (s.count_given ? count : 1) * td::kHoursPerMonth;
-      s.demand_source = "utilisation";
+      s.demand_source = "utilization";
     }
     s.in.demand = uncertain_demand(h, u);
   }

@@ -40,7 +40,7 @@ struct BuyVsRentSetup {
   const Gpu* rented_gpu = nullptr;   // == gpu unless no offer rents it
   TcoInputs in;
   RunSettings run;                   // currency, fx, bill terms
-  std::string demand_source;         // "gpu_hours_per_month" | "utilisation" | "file" | "jobs"
+  std::string demand_source;         // "gpu_hours_per_month" | "utilization" | "file" | "jobs"
   std::optional<io::DemandProfile> profile;
   // --demand is a job log: its summary and jobs, and the decision is the job-level replay
   // (analyse_buy_vs_rent); otherwise GPU-hours are treated as divisible.

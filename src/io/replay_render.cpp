@@ -39,7 +39,7 @@ json option_json(const FleetOption& o, const ReplayContext& c) {
           {"meets_target", o.meets_target},
           {"queue", queue_json(o.replay.all)},
           {"teams", teams},
-          {"owned_utilisation", o.replay.utilisation},
+          {"owned_utilization", o.replay.utilisation},
           {"owned_busy_gpu_hours", o.replay.owned_busy_gpu_hours},
           {"burst_spot_gpu_hours", o.replay.spot_gpu_hours},
           {"burst_on_demand_gpu_hours", o.replay.on_demand_gpu_hours},
@@ -88,7 +88,7 @@ std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c) {
   t.align = {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
              Align::right, Align::right, Align::right, Align::right, Align::left};
   t.droppable = {2, 4, 8, 7};  // p50, burst jobs, on-demand, spot: total and p95 carry the decision
-  t.csv_columns = {"owned_gpus", "burst_after_seconds", "queue_p50_hours", "queue_p95_hours", "burst_jobs", "owned_utilisation",
+  t.csv_columns = {"owned_gpus", "burst_after_seconds", "queue_p50_hours", "queue_p95_hours", "burst_jobs", "owned_utilization",
                    "owned_per_month", "spot_per_month", "on_demand_per_month", "total_per_month", "meets_target"};
   for (std::size_t i = 0; i < s.options.size(); ++i) {
     const FleetOption& o = s.options[i];

@@ -208,7 +208,7 @@ json reserved_json(const TcoAnalysis& a) {
   for (const auto& c : a.commitments)
     out.push_back({{"term", to_string(c.check.term)}, {"provider", c.offer->provider}, {"offer", c.offer->id},
                    {"committed_monthly", c.check.committed_per_month}, {"on_demand_monthly", c.check.on_demand_per_month},
-                   {"break_even_utilisation", c.check.break_even_utilisation}, {"pays", c.check.pays},
+                   {"break_even_utilization", c.check.break_even_utilisation}, {"pays", c.check.pays},
                    {"term_months", c.check.term_months}});
   return out;
 }
@@ -410,7 +410,7 @@ json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, co
   j["model"] = c.jobs > 0 ? "jobs" : "divisible_hours";
   const bool profile = c.profile_periods > 0;
   j["demand"] = {{"source", c.demand_source}, {"gpu_hours_per_month", c.hours_per_month},
-                 {"utilisation", c.hours_per_month / (n * kMonth)}, {"peak_gpus", c.peak_gpus >= 0 ? c.peak_gpus : in.demand.peak_gpus()},
+                 {"utilization", c.hours_per_month / (n * kMonth)}, {"peak_gpus", c.peak_gpus >= 0 ? c.peak_gpus : in.demand.peak_gpus()},
                  {"jobs", c.jobs > 0 ? json(c.jobs) : json(nullptr)}, {"uncertainty", in.uncertainty}, {"uncertainty_rule_applied", d.rule_applied},
                  {"periods", profile ? json(c.profile_periods) : json(nullptr)},
                  {"period", profile ? json(c.profile_period) : json(nullptr)}};
@@ -421,7 +421,7 @@ json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, co
   j["monthly"] = money_json(a);
   j["options"] = options_json(a);
   j["break_even_gpu_hours_per_month"] = opt(a.break_even_gpu_hours);
-  j["break_even_utilisation"] = a.break_even_gpu_hours ? json(*a.break_even_gpu_hours / (n * kMonth)) : json(nullptr);
+  j["break_even_utilization"] = a.break_even_gpu_hours ? json(*a.break_even_gpu_hours / (n * kMonth)) : json(nullptr);
   j["payback_months"] = opt(a.payback_months);
   j["hybrid_curve"] = json::array();
   for (const auto& p : d.curve) j["hybrid_curve"].push_back({{"owned_gpus", p.owned_gpus}, {"monthly", p.monthly}, {"feasible", p.feasible}});

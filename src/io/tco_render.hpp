@@ -15,7 +15,7 @@ namespace gpuplan::io {
 struct TcoContext {
   std::string gpu, rented_gpu, currency;
   double hours_per_month = 0;          // expected demand
-  std::string demand_source;           // "gpu_hours_per_month" | "utilisation" | "file"
+  std::string demand_source;           // "gpu_hours_per_month" | "utilization" | "file"
   int profile_periods = 0;             // 0: no profile file
   std::string profile_period;          // "day" | "week"
   std::vector<std::string> defaults;   // the defaults used, in words

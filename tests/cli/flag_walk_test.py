@@ -461,6 +461,32 @@ def check_choice(cmd, flag, choice):
     return None
 
 
+def json_keys(node, out):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.add(k)
+            json_keys(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            json_keys(v, out)
+    return out
+
+
+# JSON keys in one spelling: the flags' (--utilization, --memory-utilization), never the other.
+OTHER_SPELLINGS = ("utilis", "normalis", "optimis", "behaviour", "colour", "amortis")
+
+
+def check_spelling():
+    keys = set()
+    for cmd in BASE:
+        rc, out, _ = run(cmd, BASE[cmd])
+        for doc in out.splitlines() if cmd == "ledger export" else [out]:  # export writes JSON Lines
+            if doc.strip().startswith(("{", "[")):
+                json_keys(json.loads(doc), keys)
+    bad = sorted(k for k in keys if any(s in k for s in OTHER_SPELLINGS))
+    return [f"JSON key {k!r}: spelt unlike the flags (US spelling, as --utilization)" for k in bad]
+
+
 def main():
     for cmd, why in NOT_WALKED_YET.items():
         print(f"not walked yet: {cmd}: {why}")
@@ -478,7 +504,7 @@ def main():
                 choices += [(c["command"], name, v) for v in f["choices"]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
         results = list(ex.map(lambda j: check(*j), jobs)) + list(ex.map(lambda j: check_choice(*j), choices))
-    fails = [r for r in results if r]
+    fails = [r for r in results if r] + ([] if ONLY else check_spelling())
     for r in fails:
         print("FAIL:", r)
     print(f"flag walk: {len(jobs) + len(choices) - len(fails)} passed ({len(jobs)} flags, {len(choices)} listed values), {len(fails)} failed")

@@ -31,7 +31,7 @@ TERMS=(--gpu rtx-4090 --catalog "$TMP/sheet.yaml" --offer flat-cloud/x1 --gpu-pr
 # Two owned GPUs, no burst: waits 0, 0, 2, 3 h -> p95 2.85 h, 80% owned use; misses a 2 h target.
 expect 1 "no fleet meets 2h" -- "$G" replay "$TMP/jobs.csv" "${TERMS[@]}" --owned 2 --burst-after never --max-p95-queue 2h --format json
 has out '"queue_p95_hours": 2\.8(5|49)' "p95 by hand"
-has out '"owned_utilisation": 0\.8' "8 GPU-h on 2 GPUs over 5 h"
+has out '"owned_utilization": 0\.8' "8 GPU-h on 2 GPUs over 5 h"
 has out '"cheapest": null' "none meets the target"
 
 # Burst after 1.5 h: C to spot, D on-demand; cost as in fleet_replay_test.cpp.
