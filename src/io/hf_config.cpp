@@ -209,6 +209,19 @@ ModelArch parse_arch(const json& j, const std::string& text, const std::string& 
 
 namespace {
 
+// The values transformers' Gemma3TextConfig gives the keys a Gemma 3 config.json leaves out (the
+// 4B-27B text_config names only what differs). The layer count and widths have no default here:
+// Gemma3TextConfig's (26 x 2304) match no released model, so a config without them is refused.
+json with_gemma3_text_defaults(const json& config) {
+  json merged = {{"num_attention_heads", 8},   {"num_key_value_heads", 4},          {"head_dim", 256},
+                 {"vocab_size", 262208},       {"max_position_embeddings", 131072}, {"sliding_window", 4096},
+                 {"tie_word_embeddings", true}};
+  // sliding_window_pattern 6 is the default only where the config does not list layer_types.
+  if (!config.contains("layer_types")) merged["sliding_window_pattern"] = 6;
+  for (const auto& [key, value] : config.items()) merged[key] = value;
+  return merged;
+}
+
 // Checks the shape and counts its parameters.
 ModelArch finish(ModelArch m, const std::string& /*text*/, const std::string& path) {
   const std::string problem = arch_problem(m);
@@ -232,13 +245,19 @@ ModelArch parse_hf_config(const std::string& text, const std::string& path) {
   if (!kSupported.count(type))
     throw InputError(locate_key(text, path, "model_type"), "model_type",
                      "unsupported model_type \"" + quote_input(type) + "\" (supported: " + kList + ")");
-  // Gemma 3's multimodal checkpoints (4B and up) keep the language model under text_config.
+  // Gemma 3's multimodal checkpoints (4B and up) keep the language model under text_config, and
+  // leave out the keys that equal Gemma3TextConfig's defaults; the vision tower is not read.
   if (type == "gemma3" && j.contains("text_config") && j["text_config"].is_object()) {
-    ModelArch m = parse_arch(j["text_config"], text, path, "gemma3_text");
+    ModelArch m = parse_arch(with_gemma3_text_defaults(j["text_config"]), text, path, "gemma3_text");
     m.family = type;
     return finish(m, text, path);
   }
-  ModelArch m = parse_arch(j, text, path, type == "gemma3" ? "gemma3_text" : type);
+  if (type == "gemma3" || type == "gemma3_text") {
+    ModelArch m = parse_arch(with_gemma3_text_defaults(j), text, path, "gemma3_text");
+    m.family = type;
+    return finish(m, text, path);
+  }
+  ModelArch m = parse_arch(j, text, path, type);
   m.family = type;
   return finish(m, text, path);
 }

@@ -20,7 +20,8 @@ TEST_CASE("every new model counts to its exact published total", "[model][curren
       {"llama-3.3-70b", 70553706496},     {"qwen3-8b", 8190735360},      {"qwen3-30b-a3b", 30532122624},
       {"qwen3-235b-a22b", 235093634560},  {"gemma-3-1b", 999885952},     {"mistral-small-3-24b", 23572403200},
       {"deepseek-v3", 671026419200},      {"deepseek-r1", 671026419200}, {"phi-4", 14659507200},
-      {"sarvam-m", 23572403200},
+      {"sarvam-m", 23572403200},          {"gemma-3-4b", 3880263168},    {"gemma-3-12b", 11766034176},
+      {"gemma-3-27b", 27009346304},
   };
   for (const auto& [id, total] : published) {
     INFO(id);
@@ -69,6 +70,8 @@ TEST_CASE("instruct and chat names resolve to their base model", "[model][names]
   CHECK(base_model_name("meta-llama/Llama-3.2-3B-Instruct") == "llama-3.2-3b");
   CHECK(base_model_name("Qwen/Qwen3-30B-A3B-Instruct-2507") == "qwen3-30b-a3b");
   CHECK(base_model_name("gemma-3-1b-it") == "gemma-3-1b");
+  CHECK(shipped().find_model("google/gemma-3-27b-it").found->id == "gemma-3-27b");
+  CHECK(shipped().find_model("gemma3:4b").found->id == "gemma-3-4b");
   CHECK(base_model_name("Llama-2-7b-chat-hf") == "llama-2-7b");
   const auto hit = shipped().find_model("Meta-Llama-3.1-8B-Instruct");
   REQUIRE(hit.found);

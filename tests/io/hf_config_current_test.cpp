@@ -3,7 +3,9 @@
 // count to the catalog's exact published totals and hold the same KV cache.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
@@ -76,6 +78,38 @@ TEST_CASE("Gemma 3 1B's config.json: five local layers of 512 tokens, then one g
   // 26 layers: 4 global (layers 6, 12, 18, 24) keep the whole context, 22 keep 512 tokens.
   CHECK(kv_cache_values(m, 32768) == 2.0 * 256 * (4 * 32768.0 + 22 * 512.0));
   CHECK(kv_cache_values(m, 32768) == kv_cache_values(shipped_model("gemma-3-1b"), 32768));
+}
+
+TEST_CASE("Gemma 3 4B, 12B and 27B config.json: the text decoder under text_config, defaults filled", "[hf][current]") {
+  // The multimodal files leave out every key equal to Gemma3TextConfig's default (4B: heads,
+  // head_dim; all three: vocab_size 262208, 131072 positions, sliding_window_pattern 6).
+  const std::pair<const char*, std::int64_t> sizes[] = {
+      {"gemma-3-4b", 3880263168}, {"gemma-3-12b", 11766034176}, {"gemma-3-27b", 27009346304}};
+  for (const auto& [id, total] : sizes) {
+    INFO(id);
+    const ModelArch m = fixture(id);
+    check_same_shape(m, shipped_model(id));
+    CHECK(m.vocab_size == 262208);
+    CHECK(m.max_context == 131072);
+    CHECK(m.sliding_window == 1024);
+    CHECK(m.global_every == 6);
+    // The SigLIP tower under vision_config is not counted: the text model's exact total.
+    CHECK(m.published_params == total);
+    CHECK(m.published_params == shipped_model(id).published_params);
+  }
+  // 4B's text_config names no head counts: the defaults (8 heads, 4 KV heads of 256) apply.
+  const ModelArch g4 = fixture("gemma-3-4b");
+  CHECK(g4.attention_heads == 8);
+  CHECK(g4.kv_heads == 4);
+  CHECK(g4.head_dim == 256);
+}
+
+TEST_CASE("a Gemma 3 text_config without its layer count or widths is refused, not defaulted", "[hf][current]") {
+  // Gemma3TextConfig's own defaults (26 layers x 2304) describe no released model.
+  const std::string no_layers = R"({"model_type":"gemma3","text_config":{"hidden_size":2560,"intermediate_size":10240}})";
+  CHECK_THROWS_WITH(io::parse_hf_config(no_layers, "g/config.json"), Catch::Contains("num_hidden_layers"));
+  const std::string no_width = R"({"model_type":"gemma3","text_config":{"num_hidden_layers":34,"intermediate_size":10240}})";
+  CHECK_THROWS_WITH(io::parse_hf_config(no_width, "g/config.json"), Catch::Contains("hidden_size"));
 }
 
 TEST_CASE("Gemma 3's layer_types list and multimodal text_config read the same layout", "[hf][current]") {

@@ -86,6 +86,19 @@ TEST_CASE("KV bytes per sequence equal a hand computation: GQA, MLA, sliding win
     const double gemma3 = (4.0 * 6250 + 22.0 * 512) * 2 * 256 * 2;
     CHECK(kv_per_sequence(shipped_model("gemma-3-1b"), tp, 6250) == Approx(gemma3));
     CHECK(gemma3 == Approx(37134336));  // the issue's 37.1 MB
+    // Gemma 3 4B: 34 layers, every 6th global (layers 6-30: 5 of them) holds the whole context,
+    // the 29 local ones min(context, 1,024); 4 KV heads x 256 x 2 (K, V) x 2 bytes, heads split
+    // at most 4 ways. 4,096 tokens: (5 x 4,096 + 29 x 1,024) x 4,096 B = 205,520,896 B (TP 1).
+    const double gemma3_4k = (5.0 * 4096 + 29.0 * 1024) * 2 * 4 * 256 * 2 / std::min(tp, 4);
+    CHECK(kv_per_sequence(shipped_model("gemma-3-4b"), tp, 4096) == Approx(gemma3_4k));
+    // 32,768 tokens: (5 x 32,768 + 29 x 1,024) x 4,096 B = 792,723,456 B at TP 1, against
+    // 34 x 32,768 x 4,096 B = 4,563,402,752 B were every layer global.
+    const double gemma3_32k = (5.0 * 32768 + 29.0 * 1024) * 2 * 4 * 256 * 2 / std::min(tp, 4);
+    CHECK(kv_per_sequence(shipped_model("gemma-3-4b"), tp, 32768) == Approx(gemma3_32k));
+    if (tp == 1) {
+      CHECK(gemma3_4k == 205520896.0);
+      CHECK(gemma3_32k == 792723456.0);
+    }
     // Gemma 2 2B at 8,192: 13 global + 13 local (4,096) layers, 4 KV heads x 256.
     const double gemma2 = (13.0 * 8192 + 13.0 * 4096) * 2 * 4 * 256 * 2 / std::min(tp, 4);
     CHECK(kv_per_sequence(shipped_model("gemma-2-2b"), tp, 8192) == Approx(gemma2));
