@@ -169,8 +169,8 @@ std::vector<std::string> series_row(const FamilyOutcome& f, const MetricSeries& 
           to_string(s.decision)};
 }
 
-const std::vector<std::string> kColumns = {"family", "metric", "runs", "best", "frontier runs", "last gain", "its cost", "cost/unit gain",
-                                           "vs before", "off frontier (cost)", "runs since frontier", "decision"};
+const std::vector<std::string> kColumns = {"family", "metric", "runs", "best", "on frontier", "last gain", "its cost", "cost/gain",
+                                           "vs before", "wasted (cost)", "since frontier", "decision"};
 
 }  // namespace
 
@@ -181,6 +181,8 @@ Table families_table(const SpendReport& r) {
   t.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
              Align::right, Align::right, Align::right, Align::right, Align::left};
   t.name_columns = {0};
+  t.droppable = {4, 10, 9, 3};  // the notes under the table repeat what decides
+  t.cuttable = {0};
   for (const auto& f : r.families)
     for (const auto& s : f.metrics) t.rows.push_back(series_row(f, s));
   return t;
@@ -196,6 +198,9 @@ std::vector<std::string> family_notes(const SpendReport& r) {
       for (IdleCause c : f.idle_causes) s += "; " + idle_advice(c);
       out.push_back(s);
     }
+    if (f.restore_seconds_max)
+      out.push_back("family " + f.family + ": the slowest checkpoint restore took " + metric_text(*f.restore_seconds_max) +
+                    " s (a preemption costs at least that, plus the work since the last checkpoint)");
   }
   return out;
 }

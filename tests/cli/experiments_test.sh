@@ -76,6 +76,46 @@ has c1.txt "^utilisation vision low 0.58 image_input,micro_batch" "the vision fa
 has c1.txt "^units vision samples 10.9375" "cost per million samples: 175 over 16M samples"
 has c1.txt "^units stalled requests 1.5222" "cost per 1,000 requests: 137 over 90k requests"
 
+# A ledger made before outcomes existed (schema version 1, as the previous gpuplan wrote it)
+# still opens: its rows read as records without outcomes, and the first writer adds the column.
+python3 - "$TMP/old.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("""CREATE TABLE ledger (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, date TEXT NOT NULL,
+  month TEXT NOT NULL, experiment TEXT NOT NULL, team TEXT NOT NULL DEFAULT '', user_name TEXT NOT NULL DEFAULT '',
+  provider TEXT NOT NULL DEFAULT '', cost REAL NOT NULL CHECK (cost >= 0), currency TEXT NOT NULL,
+  gpu_hours REAL NOT NULL DEFAULT 0 CHECK (gpu_hours >= 0), tokens REAL NOT NULL DEFAULT 0 CHECK (tokens >= 0),
+  recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
+INSERT INTO ledger (id, date, month, experiment, cost, currency) VALUES ('old-1', '2026-11-02', '2026-11', 'sft/a', 10, 'USD');
+PRAGMA user_version=1;""")
+db.commit()
+PY
+expect 0 "a version-1 SQLite ledger reads" -- "$G" ledger export - --ledger "$TMP/old.db"
+has out '"id":"old-1"' "its old row reads back"
+expect 0 "a version-1 SQLite ledger takes a record with outcomes" -- "$G" ledger add --ledger "$TMP/old.db" --id new-1 --date 2026-11-04 --experiment sft/b --cost 12 --metric eval_loss=1.7:lower
+expect 0 "both read back" -- "$G" ledger export - --ledger "$TMP/old.db"
+has out '"id":"new-1".*"metrics":\[\{"better":"lower","name":"eval_loss","value":1.7\}\]' "the new record keeps its metric"
+[[ $(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA user_version').fetchone()[0])" "$TMP/old.db") == 2 ]] &&
+  pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: the old SQLite ledger was not migrated to version 2"; }
+if [[ -n "${pg:-}" ]]; then
+  old="oldpg_$$"
+  psql -q "$base" -c "DROP DATABASE IF EXISTS $old" -c "CREATE DATABASE $old" >/dev/null 2>&1
+  oldurl="postgresql:///$old?host=$GPUPLAN_TEST_POSTGRES_HOST&user=${GPUPLAN_TEST_POSTGRES_USER:-gpuplan}"
+  psql -q "$oldurl" >/dev/null 2>&1 <<'SQL'
+CREATE TABLE gpuplan_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO gpuplan_meta VALUES ('schema_version', '1');
+CREATE TABLE gpuplan_ledger (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, date DATE NOT NULL, month TEXT NOT NULL,
+  experiment TEXT NOT NULL, team TEXT NOT NULL DEFAULT '', user_name TEXT NOT NULL DEFAULT '', provider TEXT NOT NULL DEFAULT '',
+  cost DOUBLE PRECISION NOT NULL CHECK (cost >= 0), currency TEXT NOT NULL, gpu_hours DOUBLE PRECISION NOT NULL DEFAULT 0,
+  tokens DOUBLE PRECISION NOT NULL DEFAULT 0, recorded_at TIMESTAMPTZ NOT NULL DEFAULT now());
+INSERT INTO gpuplan_ledger (id, date, month, experiment, cost, currency) VALUES ('old-1', '2026-11-02', '2026-11', 'sft/a', 10, 'USD');
+SQL
+  expect 0 "a version-1 PostgreSQL ledger takes a record with outcomes" -- "$G" ledger add --ledger "$oldurl" --id new-1 --date 2026-11-04 --experiment sft/b --cost 12 --metric eval_loss=1.7:lower
+  expect 0 "both read back from PostgreSQL" -- "$G" ledger export - --ledger "$oldurl"
+  has out '"id":"old-1"' "the old PostgreSQL row reads back"
+  has out '"id":"new-1".*"eval_loss"' "the new PostgreSQL record keeps its metric"
+fi
+
 # Bad outcome flags are refused with the flag named, and nothing is written.
 before=$(wc -l <"$L")
 expect 2 "a metric without a direction" -- "$G" ledger add --ledger "$L" --experiment x --cost 1 --metric eval_loss=1.8
