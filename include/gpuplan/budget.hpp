@@ -11,6 +11,13 @@
 
 namespace gpuplan {
 
+// One measured outcome of a run: a validation metric and which way is better.
+struct RunMetric {
+  std::string name;        // e.g. eval_loss, accuracy
+  double value = 0;
+  bool higher_is_better = false;
+};
+
 // One line of the spend ledger: what a run actually cost.
 struct LedgerRecord {
   std::string date;        // YYYY-MM-DD
@@ -22,6 +29,17 @@ struct LedgerRecord {
   SourceLocation where;
   double tokens = 0;       // tokens processed (0 = not recorded), for cost per million tokens
   std::string id;          // unique per record: a retried append with the same id counts once
+  // Measured outcomes (all optional; a record without them is a plain spend record).
+  std::string family;                      // experiment family ("" = from the experiment name, see family_of)
+  std::vector<RunMetric> metrics;          // validation quality, in the order recorded
+  std::optional<double> utilisation;       // measured GPU utilisation over the run, 0..1
+  double samples = 0;                      // samples or images processed (0 = not recorded)
+  double requests = 0;                     // inference requests served (0 = not recorded)
+  std::optional<double> restore_seconds;   // time to restore from a checkpoint
+  // True when any outcome field is set (the stores write these fields only then).
+  bool has_outcomes() const {
+    return !family.empty() || !metrics.empty() || utilisation || samples > 0 || requests > 0 || restore_seconds;
+  }
 };
 
 struct BudgetPolicy {

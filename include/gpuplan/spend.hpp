@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/budget.hpp"
+#include "gpuplan/experiments.hpp"
 
 namespace gpuplan {
 
@@ -44,11 +45,15 @@ struct SpendGroup {
   std::string name;
   std::size_t runs = 0;          // ledger records
   double gpu_hours = 0, tokens = 0;
+  double samples = 0, requests = 0;  // samples or images, inference requests (0 = none recorded)
   MonthBurn burn;                // spent, forecast, cap and crossing
   std::optional<double> planned; // experiments: the estimate `check` priced its spec at
   double cost_per_run() const { return runs ? burn.spent / static_cast<double>(runs) : 0; }
   // nullopt when no record of the group carries a token count.
   std::optional<double> cost_per_million_tokens() const;
+  // nullopt when no record of the group carries a sample count / a request count.
+  std::optional<double> cost_per_million_samples() const;
+  std::optional<double> cost_per_thousand_requests() const;
 };
 
 struct SpendAlert {
@@ -70,6 +75,10 @@ struct SpendReport {
   std::vector<SpendGroup> teams, users, experiments;   // in the period, by name
   std::vector<Spender> largest;                        // the top spenders of the period
   std::vector<SpendAlert> alerts;
+  // Experiments as decisions, over the whole ledger to as_of; empty when no record carries a
+  // measured outcome, and then every output is what it was before outcomes existed.
+  DecisionRule rule;
+  std::vector<FamilyOutcome> families;
 };
 
 // `ledger` holds the whole ledger (records after as_of are not counted; the period's caps count
@@ -78,6 +87,7 @@ struct SpendReport {
 // them (their max_cost is a cap on each run, checked against each of the period's records).
 SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
                                const std::vector<std::pair<std::string, double>>& months,
-                               const std::vector<ExperimentCheck>& planned, const std::string& as_of);
+                               const std::vector<ExperimentCheck>& planned, const std::string& as_of,
+                               const DecisionRule& rule = {});
 
 }  // namespace gpuplan

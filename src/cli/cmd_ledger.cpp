@@ -13,6 +13,7 @@
 #include "cli/format_values.hpp"
 #include "gpuplan/units.hpp"
 #include "cli/ledger_source.hpp"
+#include "cli/outcome_flags.hpp"
 #include "io/ledger.hpp"
 #include "io/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 struct AddFlags {
   std::string ledger, experiment, cost, gpu_hours, provider, date, team, user, id, tokens;
+  OutcomeFlags outcomes;
 };
 
 struct CopyFlags {
@@ -45,7 +47,9 @@ void require_valid_flags(const LedgerRecord& r) {
   static const std::map<std::string, std::string> kFlag = {{"id", "--id"}, {"experiment", "--experiment"}, {"team", "--team"},
                                                            {"user", "--user"}, {"provider", "--provider"}, {"date", "--date"},
                                                            {"currency", "--cost"}, {"cost", "--cost"}, {"gpu_hours", "--gpu-hours"},
-                                                           {"tokens", "--tokens"}};
+                                                           {"tokens", "--tokens"}, {"family", "--family"}, {"metrics", "--metric"},
+                                                           {"utilisation", "--utilisation"}, {"samples", "--samples"},
+                                                           {"requests", "--requests"}, {"restore_seconds", "--restore-time"}};
   std::vector<InputError> errors;
   try {
     io::check_ledger_record(r, {}, errors);
@@ -80,6 +84,7 @@ void run_add(const AddFlags& f) {
   r.team = f.team;
   r.user = f.user;
   r.id = f.id.empty() ? store::new_record_id() : f.id;
+  apply_outcome_flags(f.outcomes, r);
   require_valid_flags(r);
   auto ledger = store::open_ledger(f.ledger, true);
   const bool added = ledger->append({r}) == 1;
@@ -196,7 +201,8 @@ void setup_ledger(CLI::App& app) {
   gpuplan ledger add --ledger spend.jsonl --experiment llama8b-lora --cost 41.20 --gpu-hours 12 --provider nebius
   gpuplan ledger add --ledger spend.jsonl --experiment qwen-sft --cost "3400 INR" --team nlp --user asha
   gpuplan ledger add --ledger spend.db --experiment sft --cost 12 --id "$GITHUB_RUN_ID-$GITHUB_JOB"   # retry-safe
-  gpuplan ledger add --ledger postgresql://ci@db/spend --experiment sft --cost 12 --tokens 2.5B)");
+  gpuplan ledger add --ledger postgresql://ci@db/spend --experiment sft --cost 12 --tokens 2.5B
+  gpuplan ledger add --ledger spend.jsonl --experiment sft/lr-2e-4 --cost 38 --metric eval_loss=1.82:lower --utilisation 63%)");
   add->add_option("--ledger", a->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL (created if missing)")->required();
   add->add_option("--experiment", a->experiment, "Experiment name")->required();
   add->add_option("--cost", a->cost, "What it cost, e.g. 41.20 or \"3400 INR\" (USD unless named)")->required();
@@ -207,6 +213,7 @@ void setup_ledger(CLI::App& app) {
   add->add_option("--user", a->user, "User");
   add->add_option("--id", a->id, "Record id; a second append with the same id adds nothing (default: random)");
   add->add_option("--tokens", a->tokens, "Tokens the run processed, e.g. 2.5B (for cost per million tokens)");
+  add_outcome_options(*add, a->outcomes);
   add_common_options(*add, kOutputOnly);
   add->callback([a] { run_add(*a); });
 

@@ -13,6 +13,7 @@
 #include "gpuplan/spend.hpp"
 #include "gpuplan/units.hpp"
 #include "io/budget_yaml.hpp"
+#include "io/experiments_render.hpp"
 #include "io/files.hpp"
 #include "io/spend_render.hpp"
 
@@ -22,6 +23,8 @@ namespace {
 struct ReportFlags {
   std::string ledger, budget, date, currency, html, config;
   std::vector<std::string> specs;
+  DecisionRule rule;
+  std::string min_utilisation;
 };
 
 std::vector<ExperimentCheck> planned(const std::vector<std::string>& specs, const std::string& currency) {
@@ -55,6 +58,25 @@ io::Table groups_table(const std::string& title, const std::vector<SpendGroup>& 
   return t;
 }
 
+// The experiments table, with cost per million samples and per 1,000 requests once any record
+// carries an outcome (a ledger without them prints the table it always did).
+io::Table experiments_table(const SpendReport& s) {
+  const bool outcomes = !s.families.empty();
+  io::Table ex;
+  ex.title = "Experiments";
+  ex.columns = {"experiment", "runs", "spent", "cost/run", "cost/M tokens", "planned"};
+  if (outcomes) ex.columns.insert(ex.columns.end(), {"cost/M samples", "cost/1k requests"});
+  ex.align.assign(ex.columns.size(), io::Align::right);
+  ex.align[0] = io::Align::left;
+  ex.name_columns = {0};
+  for (const auto& g : s.experiments) {
+    ex.rows.push_back({g.name, std::to_string(g.runs), num(g.burn.spent, 2), num(g.cost_per_run(), 2), opt2(g.cost_per_million_tokens()),
+                       opt2(g.planned)});
+    if (outcomes) ex.rows.back().insert(ex.rows.back().end(), {opt2(g.cost_per_million_samples()), opt2(g.cost_per_thousand_requests())});
+  }
+  return ex;
+}
+
 Report terminal_summary(const SpendReport& s) {
   Report r;
   r.json = io::spend_report_json(s);
@@ -72,15 +94,11 @@ Report terminal_summary(const SpendReport& s) {
   r.tables.push_back(sum);
   r.tables.push_back(groups_table("Teams", s.teams));
   r.tables.push_back(groups_table("Users", s.users));
-  io::Table ex;
-  ex.title = "Experiments";
-  ex.columns = {"experiment", "runs", "spent", "cost/run", "cost/M tokens", "planned"};
-  ex.align = {io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::right, io::Align::right};
-  ex.name_columns = {0};
-  for (const auto& g : s.experiments)
-    ex.rows.push_back({g.name, std::to_string(g.runs), num(g.burn.spent, 2), num(g.cost_per_run(), 2), opt2(g.cost_per_million_tokens()),
-                       opt2(g.planned)});
-  r.tables.push_back(ex);
+  r.tables.push_back(experiments_table(s));
+  if (!s.families.empty()) {
+    r.tables.push_back(io::families_table(s));
+    for (const auto& line : io::family_notes(s)) r.notes.push_back(line);
+  }
   for (const auto& a : s.alerts) r.notes.push_back("alert: " + a.message);
   if (s.alerts.empty()) r.notes.push_back("no alerts");
   return r;
@@ -94,7 +112,13 @@ void run_report(const ReportFlags& f) {
   // The whole ledger: the per-experiment cap counts an experiment's life, not one period.
   const auto records = ledger_records(f.ledger, "", policy.currency);
   const auto months = ledger_months(f.ledger, policy.currency);
-  const SpendReport s = build_spend_report(policy, records, months, specs, as_of);
+  DecisionRule rule = f.rule;
+  if (!f.min_utilisation.empty()) {
+    const auto u = parse_fraction(f.min_utilisation);
+    if (!u || !(*u.value > 0 && *u.value <= 1)) bad_flag("--min-utilisation", u ? "expected more than 0% and at most 100%" : u.error);
+    rule.min_utilisation = *u.value;
+  }
+  const SpendReport s = build_spend_report(policy, records, months, specs, as_of, rule);
   if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
   if (output_format() == Format::csv) {
     const std::string csv = io::spend_report_csv(s);
@@ -122,6 +146,13 @@ void setup_report(CLI::App& app) {
   cmd->add_option("--date", f->date, "As-of date: its week, month or quarter (the policy's period) is reported and later records are not counted (default: today, UTC)");
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
   cmd->add_option("--html", f->html, "Also write a self-contained HTML dashboard to this file");
+  cmd->add_option("--stop-after-runs", f->rule.stop_after_runs,
+                  "Experiments: stop a family when none of its last N measured runs is on its cost/quality frontier (default 3)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--change-ratio", f->rule.change_ratio,
+                  "Experiments: change method when the last improvement cost more than this many times per unit gained the one before (default 2)")
+      ->check(CLI::Range(1.0, 1e6));
+  cmd->add_option("--min-utilisation", f->min_utilisation, "Experiments: flag a family whose median measured GPU utilisation is below this (default 70%)");
   cmd->add_option("--config", f->config, "Project config (default: .gpuplan.yaml in this folder or above): policy, ledger, currency, catalogs, profile")
       ->check(CLI::ExistingFile);
   add_common_options(*cmd, kCatalogs | kProfile);

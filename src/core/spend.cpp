@@ -55,6 +55,8 @@ std::vector<SpendGroup> groups(const std::vector<LedgerRecord>& period_records, 
     for (const auto& r : recs) {
       g.gpu_hours += r.gpu_hours;
       g.tokens += r.tokens;
+      g.samples += r.samples;
+      g.requests += r.requests;
     }
     const auto cap = caps.find(name);
     g.burn = period_burn(recs, period, as_of, cap == caps.end() ? std::nullopt : std::optional<double>(cap->second));
@@ -144,6 +146,16 @@ std::optional<double> SpendGroup::cost_per_million_tokens() const {
   return burn.spent / (tokens / 1e6);
 }
 
+std::optional<double> SpendGroup::cost_per_million_samples() const {
+  if (samples <= 0) return std::nullopt;
+  return burn.spent / (samples / 1e6);
+}
+
+std::optional<double> SpendGroup::cost_per_thousand_requests() const {
+  if (requests <= 0) return std::nullopt;
+  return burn.spent / (requests / 1e3);
+}
+
 namespace {
 
 // Caps on experiments, which are not period burn caps: a spec's max_cost caps each run (each
@@ -194,8 +206,10 @@ std::vector<SpendGroup> experiment_groups(const std::vector<LedgerRecord>& in_pe
 
 SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
                                const std::vector<std::pair<std::string, double>>& months,
-                               const std::vector<ExperimentCheck>& planned, const std::string& as_of) {
+                               const std::vector<ExperimentCheck>& planned, const std::string& as_of,
+                               const DecisionRule& rule) {
   SpendReport r;
+  r.rule = rule;
   const Period period = period_containing(as_of, policy.period);
   r.as_of = as_of;
   r.period = period.name;
@@ -222,6 +236,10 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
       r.alerts.push_back({"spot_no_checkpoint", e.name, e.name + ": runs on spot instances and sets no checkpoint interval; a preemption loses the run"});
   }
   r.largest = largest(r, 5);
+  std::vector<LedgerRecord> to_date;
+  for (const auto& rec : ledger)
+    if (rec.date.compare(0, 10, as_of) <= 0) to_date.push_back(rec);
+  r.families = experiment_outcomes(to_date, rule);
   return r;
 }
 

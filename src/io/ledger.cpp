@@ -23,6 +23,50 @@ namespace gpuplan::io {
 
 namespace {
 
+}  // namespace
+
+// One metric: {"name": "eval_loss", "value": 1.82, "better": "lower"}.
+static void read_metric(const nlohmann::json& m, LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
+  const auto name = m.is_object() ? m.find("name") : m.end();
+  const auto value = m.is_object() ? m.find("value") : m.end();
+  const auto better = m.is_object() ? m.find("better") : m.end();
+  const bool ok = m.is_object() && m.size() == 3 && name != m.end() && name->is_string() && value != m.end() && value->is_number() &&
+                  better != m.end() && better->is_string() && (*better == "lower" || *better == "higher");
+  if (!ok) {
+    errors.emplace_back(at, "metrics", "expected {\"name\": text, \"value\": number, \"better\": \"lower\" or \"higher\"} per metric");
+    return;
+  }
+  r.metrics.push_back({name->get<std::string>(), value->get<double>(), *better == "higher"});
+}
+
+// The optional measured outcomes; a record written before they existed has none of them.
+void read_outcomes(const nlohmann::json& j, LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
+  auto number = [&](const char* key) -> std::optional<double> {
+    const auto it = j.find(key);
+    if (it == j.end()) return std::nullopt;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {
+      errors.emplace_back(at, key, "expected a non-negative number");
+      return std::nullopt;
+    }
+    return it->get<double>();
+  };
+  if (const auto it = j.find("family"); it != j.end()) {
+    if (it->is_string()) r.family = it->get<std::string>();
+    else errors.emplace_back(at, "family", "expected a string");
+  }
+  if (const auto it = j.find("metrics"); it != j.end()) {
+    if (!it->is_array()) errors.emplace_back(at, "metrics", "expected an array of metrics");
+    else
+      for (const auto& m : *it) read_metric(m, r, at, errors);
+  }
+  r.utilisation = number("utilisation");
+  r.samples = number("samples").value_or(0);
+  r.requests = number("requests").value_or(0);
+  r.restore_seconds = number("restore_seconds");
+}
+
+namespace {
+
 LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std::vector<InputError>& errors) {
   LedgerRecord r;
   r.where = at;
@@ -64,6 +108,7 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
   r.gpu_hours = number("gpu_hours", false);
   r.tokens = number("tokens", false);
   r.id = str("id", false);
+  read_outcomes(j, r, at, errors);
   return r;
 }
 
@@ -276,6 +321,18 @@ void write_or_restore(int fd, const std::string& path, const std::string& out, o
 
 }  // namespace
 
+void add_outcomes(nlohmann::json& j, const LedgerRecord& r) {
+  if (!r.family.empty()) j["family"] = r.family;
+  if (!r.metrics.empty()) {
+    j["metrics"] = nlohmann::json::array();
+    for (const auto& m : r.metrics) j["metrics"].push_back({{"name", m.name}, {"value", m.value}, {"better", m.higher_is_better ? "higher" : "lower"}});
+  }
+  if (r.utilisation) j["utilisation"] = *r.utilisation;
+  if (r.samples > 0) j["samples"] = r.samples;
+  if (r.requests > 0) j["requests"] = r.requests;
+  if (r.restore_seconds) j["restore_seconds"] = *r.restore_seconds;
+}
+
 void scan_ledger_file(const std::string& path, const std::function<void(LedgerRecord&&)>& visit,
                       std::vector<std::string>& warnings) {
   const int fd = open_regular(path, O_RDONLY);
@@ -321,6 +378,7 @@ std::string ledger_line(const LedgerRecord& r) {
   if (!r.provider.empty()) j["provider"] = r.provider;
   if (r.gpu_hours > 0) j["gpu_hours"] = r.gpu_hours;
   if (r.tokens > 0) j["tokens"] = r.tokens;
+  add_outcomes(j, r);
   std::string line = j.dump();
   if (line.size() > kMaxLedgerLineBytes)
     throw InputError(SourceLocation{r.where.path, r.where.line, 0}, "",

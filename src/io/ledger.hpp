@@ -6,6 +6,7 @@
 // a full disk leaves the file as it was. A crash mid-write can leave at most a torn last line,
 // which readers report and skip.
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ LedgerLoad parse_ledger(const std::string& text, const std::string& path);
 // The line a record is stored as (no newline). Throws InputError when it would exceed
 // kMaxLedgerLineBytes.
 std::string ledger_line(const LedgerRecord& r);
+
+// The record's measured outcomes as ledger_line writes them (only the fields that are set):
+// the JSON form SQLite and PostgreSQL keep in their `outcomes` column too.
+void add_outcomes(nlohmann::json& j, const LedgerRecord& r);
+// The outcome fields of `j` read into `r` (other keys ignored); problems appended to `errors`.
+void read_outcomes(const nlohmann::json& j, LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
 
 struct AppendResult {
   std::size_t added = 0;  // records whose id was not already in the file

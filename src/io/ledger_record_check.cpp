@@ -66,6 +66,30 @@ bool is_currency_code(const std::string& c) {
 
 }  // namespace
 
+void check_ledger_outcomes(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
+  const LedgerRecordLimits& lim = kLedgerRecordLimits;
+  check_text(r.family, "family", true, at, errors);
+  if (r.family.size() > lim.max_family_bytes) errors.emplace_back(at, "family", "longer than " + std::to_string(lim.max_family_bytes) + " bytes");
+  if (r.metrics.size() > lim.max_metrics)
+    errors.emplace_back(at, "metrics", "more than " + std::to_string(lim.max_metrics) + " metrics on one record");
+  for (std::size_t i = 0; i < r.metrics.size() && i < lim.max_metrics; ++i) {
+    const RunMetric& m = r.metrics[i];
+    const std::size_t before = errors.size();
+    check_text(m.name, "metrics", true, at, errors);
+    if (errors.size() != before) continue;
+    if (m.name.empty() || m.name.size() > lim.max_metric_name_bytes)
+      errors.emplace_back(at, "metrics", "a metric name must be 1 to " + std::to_string(lim.max_metric_name_bytes) + " bytes");
+    else if (!(std::isfinite(m.value) && std::abs(m.value) <= lim.max_abs_metric))
+      errors.emplace_back(at, "metrics", "metric '" + m.name + "': expected a finite number of magnitude at most 1e15");
+    for (std::size_t j = 0; j < i; ++j)
+      if (r.metrics[j].name == m.name) errors.emplace_back(at, "metrics", "metric '" + m.name + "' is given twice");
+  }
+  if (r.utilisation) check_number(*r.utilisation, "utilisation", 1.0, at, errors);
+  check_number(r.samples, "samples", lim.max_samples, at, errors);
+  check_number(r.requests, "requests", lim.max_requests, at, errors);
+  if (r.restore_seconds) check_number(*r.restore_seconds, "restore_seconds", lim.max_restore_seconds, at, errors);
+}
+
 void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
   const LedgerRecordLimits& lim = kLedgerRecordLimits;
   const std::size_t before = errors.size();
@@ -88,6 +112,7 @@ void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::v
   check_number(r.cost, "cost", lim.max_cost, at, errors);
   check_number(r.gpu_hours, "gpu_hours", lim.max_gpu_hours, at, errors);
   check_number(r.tokens, "tokens", lim.max_tokens, at, errors);
+  check_ledger_outcomes(r, at, errors);
   if (errors.size() != before) return;
   // Only now is the record safe to serialise (nlohmann refuses invalid UTF-8 with an exception).
   LedgerRecord located = r;

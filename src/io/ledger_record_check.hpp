@@ -20,14 +20,25 @@ struct LedgerRecordLimits {
   double max_gpu_hours = 1e9;    // 100,000 GPUs for a year is 8.8e8
   double max_tokens = 1e16;      // the largest training runs are a few 1e13
   std::size_t max_id_bytes = 256;
+  // Measured outcomes. A metric name is a label in tables and a key in JSON: short and printable.
+  std::size_t max_metrics = 16, max_metric_name_bytes = 64, max_family_bytes = 256;
+  double max_abs_metric = 1e15;      // finite, either sign (a reward can be negative)
+  double max_samples = 1e16;         // as tokens: no run processes more samples than tokens
+  double max_requests = 1e15;        // a million requests a second for thirty years
+  double max_restore_seconds = 1e7;  // 115 days: a restore slower than that is a typo
 };
 inline constexpr LedgerRecordLimits kLedgerRecordLimits{};
 
 // Appends one InputError per bad field of `r`, located at `at`: text must be valid UTF-8 without
 // NUL (the id also without any control character), the date a real calendar date, the currency
 // three capital letters, numbers finite and in range, and the whole record must fit in one
-// ledger line (kMaxLedgerLineBytes) so every store can export it.
+// ledger line (kMaxLedgerLineBytes) so every store can export it. Outcomes: metric names
+// non-empty, printable UTF-8 and distinct, values finite, utilisation 0..1, counts in range.
 void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
+
+// The outcome fields alone (family, metrics, utilisation, samples, requests, restore time), for
+// run records, which carry the same fields under the same rules.
+void check_ledger_outcomes(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
 
 // Throws InputErrors (located at each record's `where`) when any record is bad; call before a write.
 void require_valid_records(const std::vector<LedgerRecord>& records);

@@ -7,6 +7,8 @@
 
 #include "gpuplan/name_match.hpp"
 #include "io/files.hpp"
+#include "io/ledger.hpp"
+#include "io/ledger_record_check.hpp"
 
 namespace gpuplan::io {
 
@@ -19,7 +21,8 @@ const std::vector<std::string>& known_keys() {
       "schema", "id", "source", "note", "date", "gpu", "gpu_count", "torch_version", "cuda_version", "model",
       "model_config", "model_config_path", "model_arch", "method", "precision", "micro_batch", "seq_len",
       "checkpointing", "attention", "world_size", "grad_accum", "settings", "steps", "warmup_steps",
-      "peak_allocated_bytes", "peak_reserved_bytes", "device_bytes", "tokens_per_second", "device", "host"};
+      "peak_allocated_bytes", "peak_reserved_bytes", "device_bytes", "tokens_per_second", "device", "host",
+      "family", "metrics", "utilisation", "samples", "requests", "restore_seconds"};
   return k;
 }
 
@@ -214,6 +217,9 @@ RunRecord parse_record(const json& j, const SourceLocation& at, std::vector<Inpu
   r.tokens_per_second = rd.number("tokens_per_second", true, kMaxTokensPerSecond);
   if (r.allocated_bytes && r.reserved_bytes && *r.reserved_bytes < *r.allocated_bytes)
     errors.emplace_back(at, "peak_reserved_bytes", "is below peak_allocated_bytes (the allocator reserves at least what it allocates)");
+  const std::size_t before = errors.size();
+  read_outcomes(j, r.outcomes, at, errors);
+  if (errors.size() == before) check_ledger_outcomes(r.outcomes, at, errors);
   if (!r.allocated_bytes && !r.reserved_bytes && !r.device_bytes && !r.tokens_per_second)
     errors.emplace_back(at, "tokens_per_second", "a record measures nothing: give tokens_per_second or a memory peak");
   return r;

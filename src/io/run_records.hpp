@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuplan/budget.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
 
@@ -26,6 +27,10 @@ struct RunRecord {
   int grad_accum = 1;
   int steps = 0, warmup_steps = 0;
   std::optional<double> allocated_bytes, reserved_bytes, device_bytes, tokens_per_second;
+  // Measured outcomes, spelled and checked as in the spend ledger (docs/ledger.md): only the
+  // outcome fields of this record are set (family, metrics, utilisation, samples, requests,
+  // restore_seconds), so they can be copied onto the run's ledger record.
+  LedgerRecord outcomes;
 };
 
 // Every record of a JSON Lines file (blank lines and lines starting with '#' skipped). All

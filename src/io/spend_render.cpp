@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "io/experiments_render.hpp"
 #include "io/render.hpp"
 
 namespace gpuplan::io {
@@ -31,7 +32,7 @@ nlohmann::json burn_json(const MonthBurn& b) {
           {"crossing_forecast", b.crossing_forecast}};
 }
 
-nlohmann::json group_json(const SpendGroup& g) {
+nlohmann::json group_json(const SpendGroup& g, bool outcomes) {
   nlohmann::json j = burn_json(g.burn);
   j.erase("period");
   j.erase("days_elapsed");
@@ -43,6 +44,12 @@ nlohmann::json group_json(const SpendGroup& g) {
   j["cost_per_run"] = g.cost_per_run();
   j["cost_per_million_tokens"] = opt(g.cost_per_million_tokens());
   j["planned"] = opt(g.planned);
+  if (outcomes) {  // keys a ledger without measured outcomes never had
+    j["samples"] = g.samples;
+    j["cost_per_million_samples"] = opt(g.cost_per_million_samples());
+    j["requests"] = g.requests;
+    j["cost_per_thousand_requests"] = opt(g.cost_per_thousand_requests());
+  }
   return j;
 }
 
@@ -178,18 +185,22 @@ std::string group_section(const std::string& id, const std::string& title, const
 std::string experiments_section(const SpendReport& r) {
   std::vector<Row> rows;
   std::vector<Bar> bars;
+  const bool outcomes = !r.families.empty();
   for (const auto& g : r.experiments) {
     const auto per_m = g.cost_per_million_tokens();
     rows.push_back({g.name, std::to_string(g.runs), fmt2(g.burn.spent), fmt2(g.cost_per_run()), fmt2(g.gpu_hours), per_m ? fmt2(*per_m) : "",
                     opt2(g.planned), g.planned ? fmt2(g.burn.spent - *g.planned) : ""});
+    if (outcomes) {
+      rows.back().push_back(opt2(g.cost_per_million_samples()));
+      rows.back().push_back(opt2(g.cost_per_thousand_requests()));
+    }
     if (g.planned) bars.push_back({g.name + " planned", *g.planned, std::nullopt});
     bars.push_back({g.name + (g.planned ? " actual" : ""), g.burn.spent, g.burn.cap});
   }
+  std::vector<std::string> cols = {"experiment", "#runs", "#spent", "#cost/run", "#GPU-hours", "#cost/M tokens", "#planned", "#actual - planned"};
+  if (outcomes) cols.insert(cols.end(), {"#cost/M samples", "#cost/1k requests"});
   return "<section><h2>Experiments: cost per run, per million tokens, planned against actual</h2>" +
-         bar_chart("Experiments, planned and actual", bars) +
-         table("experiments", "Experiments (table)",
-               {"experiment", "#runs", "#spent", "#cost/run", "#GPU-hours", "#cost/M tokens", "#planned", "#actual - planned"}, rows) +
-         "</section>";
+         bar_chart("Experiments, planned and actual", bars) + table("experiments", "Experiments (table)", cols, rows) + "</section>";
 }
 
 std::string alerts_section(const SpendReport& r) {
@@ -254,12 +265,13 @@ nlohmann::json spend_report_json(const SpendReport& r) {
   for (const auto& [d, v] : r.days) j["days"].push_back({{"date", d}, {"spent", v}});
   for (const auto& [key, gs] : {std::pair{"teams", &r.teams}, {"users", &r.users}, {"experiments", &r.experiments}}) {
     j[key] = nlohmann::json::array();
-    for (const auto& g : *gs) j[key].push_back(group_json(g));
+    for (const auto& g : *gs) j[key].push_back(group_json(g, !r.families.empty()));
   }
   j["largest"] = nlohmann::json::array();
   for (const auto& s : r.largest) j["largest"].push_back({{"kind", s.kind}, {"name", s.name}, {"spent", s.spent}, {"share", s.share}});
   j["alerts"] = nlohmann::json::array();
   for (const auto& a : r.alerts) j["alerts"].push_back({{"kind", a.kind}, {"subject", a.subject}, {"message", a.message}});
+  if (!r.families.empty()) j.update(families_json(r));
   return j;
 }
 
@@ -298,6 +310,7 @@ std::string spend_report_html(const SpendReport& r) {
        "</section>";
   s += group_section("teams", "Teams against their caps", r.teams) + group_section("users", "Users against their caps", r.users);
   s += experiments_section(r);
+  if (!r.families.empty()) s += families_html(r);
   std::vector<Row> top;
   for (const auto& sp : r.largest) top.push_back({sp.kind, sp.name, fmt2(sp.spent), fmt2(100 * sp.share) + "%"});
   s += "<section><h2>Largest spenders this month</h2>" + table("largest", "Largest spenders (table)", {"kind", "name", "#spent", "#share"}, top) +

@@ -112,9 +112,27 @@ std::string derived_record_id(const LedgerRecord& r, std::size_t nth_identical) 
   std::snprintf(num, sizeof num, "%.17g|%.17g|%.17g|%zu", r.cost, r.gpu_hours, r.tokens, nth_identical);
   for (const std::string* s : {&r.date, &r.experiment, &r.team, &r.user, &r.provider, &r.currency}) mix(*s);
   mix(num);
+  // Outcomes only when present: a record written before they existed keeps the id it had.
+  if (r.has_outcomes()) mix(outcomes_text(r));
   char buf[32];
   std::snprintf(buf, sizeof buf, "legacy-%016llx", static_cast<unsigned long long>(h));
   return buf;
+}
+
+std::string outcomes_text(const LedgerRecord& r) {
+  if (!r.has_outcomes()) return "";
+  nlohmann::json j = nlohmann::json::object();
+  io::add_outcomes(j, r);
+  return j.dump();
+}
+
+void read_outcomes_text(const std::string& text, LedgerRecord& r) {
+  if (text.empty()) return;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  std::vector<InputError> errors;
+  if (!j.is_object()) errors.emplace_back(r.where, "outcomes", "expected a JSON object");
+  else io::read_outcomes(j, r, r.where, errors);
+  if (!errors.empty()) throw InputErrors(std::move(errors));
 }
 
 void check_totals(const std::vector<LedgerTotal>& totals, const std::string& where) {

@@ -67,6 +67,13 @@ void check_totals(const std::vector<LedgerTotal>& totals, const std::string& whe
 // A --ledger value fit to print: a PostgreSQL URL's password (user:PASS@ or password=PASS) masked.
 std::string redact_ledger_spec(const std::string& spec);
 
+// The SQL stores keep a record's measured outcomes (family, metrics, utilisation, samples,
+// requests, restore time) as one JSON object in an `outcomes` text column, spelled as in the
+// JSON Lines ledger; "" for a record without any (every record written before they existed).
+std::string outcomes_text(const LedgerRecord& r);
+// Reads that column back into `r`; throws InputErrors at r.where when it is not such an object.
+void read_outcomes_text(const std::string& text, LedgerRecord& r);
+
 std::unique_ptr<LedgerStore> open_jsonl_ledger(const std::string& path, bool create);
 std::unique_ptr<LedgerStore> open_sqlite_ledger(const std::string& path, bool create);
 std::unique_ptr<LedgerStore> open_postgres_ledger(const std::string& url);

@@ -17,7 +17,7 @@ namespace gpuplan::store {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 constexpr const char* kLockKey = "4711020";  // pg_advisory_xact_lock key for schema changes
 // No statement runs longer than this: a report over millions of rows takes seconds, so ten
 // minutes means a server in trouble, and a CI gate should fail rather than hang.
@@ -42,6 +42,10 @@ const char* const kMigrations[] = {
        CREATE INDEX gpuplan_ledger_team ON gpuplan_ledger (team, month);
        CREATE INDEX gpuplan_ledger_user ON gpuplan_ledger (user_name, month);
        CREATE INDEX gpuplan_ledger_experiment ON gpuplan_ledger (experiment, month);)",
+    // Version 2: measured outcomes (metrics, utilisation, samples, ...) as one JSON object; rows
+    // written before it read as records without outcomes. Adding a column with a constant
+    // default rewrites no rows, so an old ledger of millions migrates at once.
+    "ALTER TABLE gpuplan_ledger ADD COLUMN outcomes TEXT NOT NULL DEFAULT ''",
 };
 
 class Result {
@@ -89,13 +93,15 @@ class PostgresLedger : public LedgerStore {
         return added;
       }
       for (const auto& r : records) {
-        const std::string month = period_of(r.date), cost = num(r.cost), hours = num(r.gpu_hours), tokens = num(r.tokens);
+        const std::string month = period_of(r.date), cost = num(r.cost), hours = num(r.gpu_hours), tokens = num(r.tokens),
+                          outcomes = outcomes_text(r);
         const char* v[] = {r.id.c_str(), r.date.c_str(), month.c_str(), r.experiment.c_str(), r.team.c_str(), r.user.c_str(),
-                           r.provider.c_str(), cost.c_str(), r.currency.c_str(), hours.c_str(), tokens.c_str()};
+                           r.provider.c_str(), cost.c_str(), r.currency.c_str(), hours.c_str(), tokens.c_str(), outcomes.c_str()};
         Result res(PQexecParams(conn_,
                                 "INSERT INTO gpuplan_ledger (id, date, month, experiment, team, user_name, provider, cost, currency, "
-                                "gpu_hours, tokens) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING",
-                                11, nullptr, v, nullptr, nullptr, 0));
+                                "gpu_hours, tokens, outcomes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
+                                "ON CONFLICT (id) DO NOTHING",
+                                12, nullptr, v, nullptr, nullptr, 0));
         check(res, PGRES_COMMAND_OK, "append failed");
         added += static_cast<std::size_t>(std::atoi(PQcmdTuples(res.get())));
       }
@@ -112,7 +118,7 @@ class PostgresLedger : public LedgerStore {
     const char* v[] = {period.c_str(), period.empty() ? "9999-99" : period.c_str()};
     if (!PQsendQueryParams(conn_,
                            "SELECT seq, id, to_char(date, 'YYYY-MM-DD'), experiment, team, user_name, provider, cost, currency, "
-                           "gpu_hours, tokens FROM gpuplan_ledger WHERE month BETWEEN $1 AND $2 ORDER BY seq",
+                           "gpu_hours, tokens, outcomes FROM gpuplan_ledger WHERE month BETWEEN $1 AND $2 ORDER BY seq",
                            2, nullptr, v, nullptr, nullptr, 0))
       fail("read failed", PQerrorMessage(conn_));
     PQsetSingleRowMode(conn_);  // streams: a million rows are never all in memory
@@ -173,6 +179,7 @@ class PostgresLedger : public LedgerStore {
     rec.currency = PQgetvalue(r, 0, 8);
     rec.gpu_hours = std::strtod(PQgetvalue(r, 0, 9), nullptr);
     rec.tokens = std::strtod(PQgetvalue(r, 0, 10), nullptr);
+    read_outcomes_text(PQgetvalue(r, 0, 11), rec);
     return rec;
   }
 
@@ -211,10 +218,10 @@ class PostgresLedger : public LedgerStore {
   // ~100x faster than a statement per record, still one transaction.
   std::size_t copy_in(const std::vector<LedgerRecord>& records) {
     exec("CREATE TEMP TABLE IF NOT EXISTS gpuplan_import (ord BIGSERIAL, id TEXT, date DATE, month TEXT, experiment TEXT, team TEXT, "
-         "user_name TEXT, provider TEXT, cost DOUBLE PRECISION, currency TEXT, gpu_hours DOUBLE PRECISION, tokens DOUBLE PRECISION) "
-         "ON COMMIT DELETE ROWS");
+         "user_name TEXT, provider TEXT, cost DOUBLE PRECISION, currency TEXT, gpu_hours DOUBLE PRECISION, tokens DOUBLE PRECISION, "
+         "outcomes TEXT) ON COMMIT DELETE ROWS");
     Result start(PQexec(conn_, "COPY gpuplan_import (id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, "
-                               "tokens) FROM STDIN"));
+                               "tokens, outcomes) FROM STDIN"));
     check(start, PGRES_COPY_IN, "append failed");
     std::string buf;
     for (const auto& r : records) {
@@ -223,7 +230,8 @@ class PostgresLedger : public LedgerStore {
       for (const std::string* f : {&r.experiment, &r.team, &r.user, &r.provider}) copy_field(buf, *f, '\t');
       buf += num(r.cost) + '\t';
       copy_field(buf, r.currency, '\t');
-      buf += num(r.gpu_hours) + '\t' + num(r.tokens) + '\n';
+      buf += num(r.gpu_hours) + '\t' + num(r.tokens) + '\t';
+      copy_field(buf, outcomes_text(r), '\n');
       if (buf.size() > (1 << 20)) {
         if (PQputCopyData(conn_, buf.data(), static_cast<int>(buf.size())) != 1) fail("append failed", PQerrorMessage(conn_));
         buf.clear();
@@ -235,8 +243,9 @@ class PostgresLedger : public LedgerStore {
     check(done, PGRES_COMMAND_OK, "append failed");
     while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
     Result ins(PQexec(conn_,
-                      "INSERT INTO gpuplan_ledger (id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens) "
-                      "SELECT id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens FROM gpuplan_import "
+                      "INSERT INTO gpuplan_ledger (id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens, "
+                      "outcomes) SELECT id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens, outcomes "
+                      "FROM gpuplan_import "
                       "ORDER BY ord ON CONFLICT (id) DO NOTHING"));
     check(ins, PGRES_COMMAND_OK, "append failed");
     return static_cast<std::size_t>(std::atoll(PQcmdTuples(ins.get())));

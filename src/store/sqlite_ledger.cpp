@@ -17,7 +17,7 @@ namespace gpuplan::store {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // The secondary indexes of schema version 1 (migration 1 creates them; a bulk import rebuilds them).
 #define GPUPLAN_LEDGER_INDEXES                                                         \
@@ -62,6 +62,9 @@ const char* const kMigrations[] = {
          gpu_hours REAL NOT NULL DEFAULT 0 CHECK (gpu_hours >= 0),
          tokens REAL NOT NULL DEFAULT 0 CHECK (tokens >= 0),
          recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));)" GPUPLAN_LEDGER_INDEXES,
+    // Version 2: measured outcomes (metrics, utilisation, samples, ...) as one JSON object; rows
+    // written before it read as records without outcomes.
+    "ALTER TABLE ledger ADD COLUMN outcomes TEXT NOT NULL DEFAULT '';",
 };
 
 // An import into an empty ledger loads the rows first and then builds these indexes once, from
@@ -143,7 +146,7 @@ class SqliteLedger : public LedgerStore {
 
   void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
     Statement st(prepare(
-        "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens FROM ledger "
+        "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens, outcomes FROM ledger "
         "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq"));
     bind_period(st, period);
     int rc;
@@ -156,6 +159,7 @@ class SqliteLedger : public LedgerStore {
       r.currency = column_text(st, 8);
       r.gpu_hours = column_number(st, 9);
       r.tokens = column_number(st, 10);
+      read_outcomes_text(column_text(st, 11), r);
       io::require_valid_records({r});  // a row another tool wrote: refused where it sits (path:seq)
       visit(std::move(r));
     }
@@ -228,8 +232,8 @@ class SqliteLedger : public LedgerStore {
 
   sqlite3_stmt* prepare_insert() {
     return prepare(
-        "INSERT INTO ledger (id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING");
+        "INSERT INTO ledger (id, date, month, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens, outcomes) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT (id) DO NOTHING");
   }
 
   // Inserts one record with `st` (prepare_insert); 1 when it was new, 0 when its id was there.
@@ -241,6 +245,8 @@ class SqliteLedger : public LedgerStore {
     sqlite3_bind_text(st, 9, r.currency.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(st, 10, r.gpu_hours);
     sqlite3_bind_double(st, 11, r.tokens);
+    const std::string outcomes = outcomes_text(r);
+    sqlite3_bind_text(st, 12, outcomes.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st) != SQLITE_DONE) fail("append failed");  // the caller finalizes `st`
     sqlite3_reset(st);
     return static_cast<std::size_t>(sqlite3_changes(db_));

@@ -28,6 +28,7 @@ CONTENDED = os.path.join(TMP, "contended_jobs.csv")  # replay: two teams wait fo
 ANSWERS = os.path.join(TMP, "answers.yaml")         # advise: other answers than the fixture's
 ANSWERS_NO_HOURS = os.path.join(TMP, "answers_no_hours.yaml")  # advise: question 1 left to --demand
 LEDGER = os.path.join(TMP, "spend.jsonl")
+OUTCOMES = os.path.join(TMP, "outcomes.jsonl")  # runs with measured outcomes: report decides on them
 TEAM = os.path.join(TMP, "team_catalog.yaml")      # a team's own catalog: cheap offers, a model, rates
 MY_SHEET = os.path.join(TMP, "my_sheet.yaml")
 MY_RUNS = os.path.join(TMP, "my_runs.jsonl")      # measured runs, one on a GPU only the team catalog has     # a sheet naming a GPU only the team catalog has
@@ -145,6 +146,11 @@ def make_inputs():
                 rec["gpu"] = "my-card"
             out.write(json.dumps(rec) + "\n")
     subprocess.run([GP, "calibrate", runs, "--partial", "--out", PROFILE], capture_output=True, check=True)
+    # Loss 2.0, 1.8, 1.75 (a dear last gain: change method at 2x, continue at 100x), then a run
+    # off the frontier (stop after 1 run, not after 3); utilisation 65% (flagged below 70%, not 60%).
+    for i, (cost, loss) in enumerate((("10", "2.0"), ("10", "1.8"), ("30", "1.75"), ("40", "1.9"))):
+        subprocess.run([GP, "ledger", "add", "--ledger", OUTCOMES, "--experiment", f"sft/run{i}", "--cost", cost, "--date", f"2026-06-0{i + 1}",
+                        "--metric", f"eval_loss={loss}:lower", "--utilisation", "65%"], capture_output=True, check=True)
     for cost, exp, day in (("120", "llama8b-lora", "2026-06-02"), ("40", "qwen-sft", "2026-06-09"), ("75", "llama8b-lora", "2026-05-20")):
         subprocess.run([GP, "ledger", "add", "--ledger", LEDGER, "--experiment", exp, "--cost", cost, "--gpu-hours", "10",
                         "--date", day, "--team", "nlp", "--tokens", "50M"], capture_output=True, check=True)
@@ -363,6 +369,9 @@ COMMAND_ROWS.update({
     ("report", "--specs"): R(["--specs", SPECS], ctx=["--policy", os.path.join(EX, "passing", "budget.yaml")]),
     ("report", "--date"): R(["--date", "2026-05-15"], drop=["--date"]),
     ("report", "--currency"): R(["--currency", "INR"]),
+    ("report", "--stop-after-runs"): R(["--stop-after-runs", "1"], ctx=["--ledger", OUTCOMES]),
+    ("report", "--change-ratio"): R(["--change-ratio", "100"], ctx=["--ledger", OUTCOMES, "--stop-after-runs", "5"]),
+    ("report", "--min-utilisation"): R(["--min-utilisation", "60%"], ctx=["--ledger", OUTCOMES]),
     ("plan", "--objective"): R(["--objective", "time"]),
     ("plan", "--methods"): R(["--methods", "full"]),
     ("plan", "--precisions"): R(["--precisions", "fp32"], ctx=["--methods", "full"]),

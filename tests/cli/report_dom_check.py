@@ -96,6 +96,16 @@ def main():
     for row, s in zip(largest, report["largest"]):
         expect(f"largest {s['name']}", (row[1], row[2]), (s["name"], cents(s["spent"])))
 
+    # Experiment families (when the ledger has outcomes): the table equals the JSON, every run
+    # is a point in a chart, and the decisions list holds each family's reason.
+    if "families" in report:
+        sys.path.insert(0, __import__("os").path.dirname(__file__))
+        from experiments_check import expected_row
+        want = [expected_row(f, m) for f in report["families"] for m in f["metrics"]]
+        expect("families table", p.tables.get("families", [])[1:], want)
+        expect("chart points", p.tags.count("circle"), sum(len(m["runs"]) for f in report["families"] for m in f["metrics"]))
+        expect("charts", p.tags.count("figure"), len(want))
+
     # Hostile names: shown as text, and no script element anywhere in the rendered DOM.
     cells = {c for rows in p.tables.values() for r in rows for c in r}
     for n in names:

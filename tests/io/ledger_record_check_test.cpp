@@ -94,3 +94,48 @@ TEST_CASE("ledger records: the JSON Lines reader applies the same check", "[ledg
     CHECK_THROWS_AS(io::parse_ledger(line + "\n", "s.jsonl"), InputErrors);
   }
 }
+
+TEST_CASE("ledger records: measured outcomes are checked and survive a JSON Lines round trip", "[ledger][io]") {
+  LedgerRecord r = good();
+  r.family = "sft";
+  r.metrics = {{"eval_loss", 1.82, false}, {"reward", -0.5, true}};
+  r.utilisation = 0.63;
+  r.samples = 1.2e6;
+  r.requests = 25e4;
+  r.restore_seconds = 95;
+  CHECK(fields_refused(r).empty());
+  const auto back = io::parse_ledger(io::ledger_line(r) + "\n", "x.jsonl").records.at(0);
+  REQUIRE(back.metrics.size() == 2);
+  CHECK(back.metrics[1].name == "reward");
+  CHECK(back.metrics[1].value == -0.5);
+  CHECK(back.metrics[1].higher_is_better);
+  CHECK(*back.utilisation == 0.63);
+  CHECK(back.samples == 1.2e6);
+  CHECK(back.requests == 25e4);
+  CHECK(*back.restore_seconds == 95);
+  CHECK(back.family == "sft");
+  auto refused = [&](auto change) {
+    LedgerRecord x = r;
+    change(x);
+    return fields_refused(x);
+  };
+  using V = std::vector<std::string>;
+  CHECK(refused([](LedgerRecord& x) { x.metrics.push_back({"eval_loss", 2, false}); }) == V{"metrics"});  // twice
+  CHECK(refused([](LedgerRecord& x) { x.metrics[0].value = std::nan(""); }) == V{"metrics"});
+  CHECK(refused([](LedgerRecord& x) { x.metrics[0].value = 1e300; }) == V{"metrics"});
+  CHECK(refused([](LedgerRecord& x) { x.metrics[0].name = ""; }) == V{"metrics"});
+  CHECK(refused([](LedgerRecord& x) { x.metrics[0].name = std::string(65, 'a'); }) == V{"metrics"});
+  CHECK(refused([](LedgerRecord& x) { x.metrics[0].name = "a\nb"; }) == V{"metrics"});
+  CHECK(refused([](LedgerRecord& x) { x.metrics[0].name = "\xff"; }) == V{"metrics"});
+  CHECK(refused([](LedgerRecord& x) { x.metrics.assign(17, {"m", 1, false}); }).front() == "metrics");
+  CHECK(refused([](LedgerRecord& x) { x.utilisation = 1.5; }) == V{"utilisation"});
+  CHECK(refused([](LedgerRecord& x) { x.samples = std::numeric_limits<double>::infinity(); }) == V{"samples"});
+  CHECK(refused([](LedgerRecord& x) { x.requests = -1; }) == V{"requests"});
+  CHECK(refused([](LedgerRecord& x) { x.restore_seconds = 1e12; }) == V{"restore_seconds"});
+  CHECK(refused([](LedgerRecord& x) { x.family = "a\tb"; }) == V{"family"});
+  // A line whose metric is not {name, value, better} is refused at its line.
+  CHECK_THROWS_WITH(io::parse_ledger(R"({"date":"2026-12-01","experiment":"x","cost":1,"currency":"USD","metrics":[{"name":"a","value":1}]})" "\n", "x.jsonl"),
+                    Catch::Contains("x.jsonl:1") && Catch::Contains("metrics"));
+  // A record without outcomes is written exactly as before: no new keys.
+  CHECK(io::ledger_line(good()) == R"({"cost":12.5,"currency":"USD","date":"2026-12-01","experiment":"sft","id":"run-1","team":"nlp"})");
+}

@@ -27,6 +27,10 @@ for r in rows:
     assert r["tokens_per_second"] > 0, r
     assert r["steps"] == 6 and r["warmup_steps"] == 2, r
     assert r["torch_version"], r
+    # Outcomes as the ledger spells them: samples over all 8 steps, the loss, a timed restore.
+    assert r["family"] == "tiny" and r["samples"] == 8 * int(r["id"].split("-b")[1]), r
+    assert r["metrics"][0]["name"] == "train_loss" and r["metrics"][0]["better"] == "lower", r
+    assert r["restore_seconds"] >= 0 and "utilisation" not in r, r  # no utilisation on a CPU
 print("probe: 3 CPU records, memory null, tokens/s", [round(r["tokens_per_second"]) for r in rows])
 PYEOF
 "$G" calibrate "$TMP/runs.jsonl" --format json > "$TMP/out.json"

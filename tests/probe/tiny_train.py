@@ -36,7 +36,11 @@ def main():
         model = Tiny()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
         with Probe(out, model_arch=arch, method="full", precision="fp32", micro_batch=batch, seq_len=SEQ,
-                   attention="eager", warmup_steps=2, run_id=f"tiny-cpu-b{batch}", device="cpu") as probe:
+                   attention="eager", warmup_steps=2, run_id=f"tiny-cpu-b{batch}", device="cpu",
+                   samples_per_step=batch, family="tiny") as probe:
+            state = {k: v.clone() for k, v in model.state_dict().items()}
+            with probe.restoring():  # a checkpoint restore, timed
+                model.load_state_dict(state)
             for _ in range(8):
                 ids = torch.randint(0, VOCAB, (batch, SEQ))
                 loss = torch.nn.functional.cross_entropy(model(ids).reshape(-1, VOCAB), ids.reshape(-1))
@@ -44,6 +48,7 @@ def main():
                 opt.step()
                 opt.zero_grad()
                 probe.step()
+            probe.metric("train_loss", loss.item(), "lower")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from cudaMemGetInfo, so it assumes the process is alone on its card. On a CPU al
 null and tokens/s is still measured.
 """
 
+import contextlib
 import datetime
 import json
 import os
@@ -67,7 +68,7 @@ class Probe:
     def __init__(self, path, *, method, precision, micro_batch, seq_len, model=None, model_name=None,
                  model_config=None, model_config_path=None, model_arch=None, checkpointing=False,
                  attention=None, world_size=None, grad_accum=1, warmup_steps=5, measure_steps=None,
-                 tokens_per_step=None, run_id=None, settings=None, device=None):
+                 tokens_per_step=None, run_id=None, settings=None, device=None, samples_per_step=None, family=None):
         self.path = path
         self.record = {"schema": SCHEMA}
         if run_id:
@@ -102,6 +103,14 @@ class Probe:
         self._t1 = None
         self._measured = 0
         self._tokens = 0
+        # Measured outcomes, spelled as the spend ledger spells them (docs/ledger.md).
+        self.samples_per_step = samples_per_step
+        self._samples = 0
+        self._metrics = []
+        self._util = []
+        self._restore_seconds = None
+        if family:
+            self.record["family"] = family
 
     def _sync(self):
         if self.device.type == "cuda":
@@ -118,6 +127,9 @@ class Probe:
     def step(self, tokens=None):
         """One step done. `tokens`: this step's tokens for the whole job, when not fixed."""
         self.steps += 1
+        if self.samples_per_step:
+            self._samples += self.samples_per_step
+        self._sample_utilisation()
         if self.steps < self.warmup_steps:
             return
         if self.steps == self.warmup_steps:
@@ -131,6 +143,41 @@ class Probe:
         self._sync()
         self._t1 = time.perf_counter()
 
+    def metric(self, name, value, better):
+        """A validation metric of this run, e.g. metric("eval_loss", 1.82, "lower")."""
+        if better not in ("lower", "higher"):
+            raise ValueError("better must be 'lower' or 'higher'")
+        self._metrics = [m for m in self._metrics if m["name"] != name] + [
+            {"name": name, "value": float(value), "better": better}]
+
+    @contextlib.contextmanager
+    def restoring(self):
+        """Times a checkpoint restore: `with probe.restoring(): model.load_state_dict(...)`."""
+        t0 = time.perf_counter()
+        yield
+        self._restore_seconds = time.perf_counter() - t0
+
+    def _sample_utilisation(self):
+        # torch.cuda.utilization needs pynvml; without it the record has no utilisation.
+        if self.device.type != "cuda":
+            return
+        try:
+            self._util.append(torch.cuda.utilization(self.device) / 100.0)
+        except Exception:  # noqa: BLE001 - pynvml missing or NVML unavailable
+            pass
+
+    def _outcomes(self):
+        out = {}
+        if self._metrics:
+            out["metrics"] = list(self._metrics)
+        if self._util:
+            out["utilisation"] = min(1.0, max(0.0, sum(self._util) / len(self._util)))
+        if self._samples:
+            out["samples"] = self._samples
+        if self._restore_seconds is not None:
+            out["restore_seconds"] = self._restore_seconds
+        return out
+
     def finish(self):
         """Measure and append the record; returns it."""
         r = dict(self.record)
@@ -143,6 +190,7 @@ class Probe:
         elapsed = (self._t1 - self._t0) if self._t0 is not None and self._t1 is not None else 0.0
         r["tokens_per_second"] = self._tokens / elapsed if self._measured and elapsed > 0 else None
         r.update(self._memory())
+        r.update(self._outcomes())
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(r, sort_keys=True) + "\n")
         return r
