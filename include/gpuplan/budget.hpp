@@ -32,13 +32,13 @@ struct LedgerRecord {
   // Measured outcomes (all optional; a record without them is a plain spend record).
   std::string family;                      // experiment family ("" = from the experiment name, see family_of)
   std::vector<RunMetric> metrics;          // validation quality, in the order recorded
-  std::optional<double> utilisation;       // measured GPU utilisation over the run, 0..1
+  std::optional<double> utilization;       // measured GPU utilization over the run, 0..1
   double samples = 0;                      // samples or images processed (0 = not recorded)
   double requests = 0;                     // inference requests served (0 = not recorded)
   std::optional<double> restore_seconds;   // time to restore from a checkpoint
   // True when any outcome field is set (the stores write these fields only then).
   bool has_outcomes() const {
-    return !family.empty() || !metrics.empty() || utilisation || samples > 0 || requests > 0 || restore_seconds;
+    return !family.empty() || !metrics.empty() || utilization || samples > 0 || requests > 0 || restore_seconds;
   }
 };
 

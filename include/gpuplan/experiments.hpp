@@ -1,7 +1,7 @@
 #pragma once
 // Experiments as decisions: per experiment family, what each unit of validation quality cost,
 // and a plain rule that says continue, change the method, or stop. The ledger's records carry
-// the measured outcomes (RunMetric, utilisation, samples, requests, restore time); this file
+// the measured outcomes (RunMetric, utilization, samples, requests, restore time); this file
 // turns them into a value the renderers put into words. Pure: callers convert every amount to
 // one currency first.
 #include <cstddef>
@@ -24,11 +24,11 @@ struct DecisionRule {
   // and eval noise are each commonly 10-30%, so their ratio rarely moves 2x by chance; a
   // doubling is returns diminishing, not noise.
   double change_ratio = 2.0;
-  // --min-utilisation: a family whose median measured GPU utilisation is below this is flagged.
+  // --min-utilization: a family whose median measured GPU utilization is below this is flagged.
   // 0.70, because a training loop whose input keeps up keeps the GPU busy above 90% of the
   // time; below 70% it waits on something for a third of the run, more than checkpoints and
   // logging explain.
-  double min_utilisation = 0.70;
+  double min_utilization = 0.70;
 };
 
 // The family a record belongs to: its `family` field, else its experiment name up to the last
@@ -83,7 +83,7 @@ struct MetricSeries {
   std::optional<double> cost_per_gain_ratio;
 };
 
-// Why the GPUs of a low-utilisation family may be idle; the renderer words the advice.
+// Why the GPUs of a low-utilization family may be idle; the renderer words the advice.
 enum class IdleCause {
   text_input,   // the family records tokens: tokenising and reading text on the fly
   image_input,  // it records samples/images but no tokens: decoding and augmenting images
@@ -98,15 +98,15 @@ struct FamilyOutcome {
   std::size_t records = 0;                   // every ledger record of the family
   double spent = 0, gpu_hours = 0, tokens = 0, samples = 0, requests = 0;
   std::optional<double> cost_per_million_tokens, cost_per_million_samples, cost_per_thousand_requests;
-  std::optional<double> utilisation;         // median of the runs that measured it
-  std::size_t utilisation_runs = 0;
-  bool utilisation_low = false;              // utilisation < rule.min_utilisation
-  std::vector<IdleCause> idle_causes;        // when utilisation_low: what to look at, most likely first
+  std::optional<double> utilization;         // median of the runs that measured it
+  std::size_t utilization_runs = 0;
+  bool utilization_low = false;              // utilization < rule.min_utilization
+  std::vector<IdleCause> idle_causes;        // when utilization_low: what to look at, most likely first
   std::optional<double> restore_seconds_max; // the slowest checkpoint restore recorded
   std::vector<MetricSeries> metrics;         // the first metric the family recorded decides for it
 };
 
-// Families that recorded at least one outcome (a metric, utilisation, samples, requests or a
+// Families that recorded at least one outcome (a metric, utilization, samples, requests or a
 // restore time), by name. `ledger` is every record up to the report's date, in ledger order;
 // runs are ordered by date, ties in ledger order.
 std::vector<FamilyOutcome> experiment_outcomes(const std::vector<LedgerRecord>& ledger, const DecisionRule& rule);

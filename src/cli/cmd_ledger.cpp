@@ -48,7 +48,7 @@ void require_valid_flags(const LedgerRecord& r) {
                                                            {"user", "--user"}, {"provider", "--provider"}, {"date", "--date"},
                                                            {"currency", "--cost"}, {"cost", "--cost"}, {"gpu_hours", "--gpu-hours"},
                                                            {"tokens", "--tokens"}, {"family", "--family"}, {"metrics", "--metric"},
-                                                           {"utilisation", "--utilisation"}, {"samples", "--samples"},
+                                                           {"utilization", "--utilization"}, {"samples", "--samples"},
                                                            {"requests", "--requests"}, {"restore_seconds", "--restore-time"}};
   std::vector<InputError> errors;
   try {
@@ -202,7 +202,7 @@ void setup_ledger(CLI::App& app) {
   gpuplan ledger add --ledger spend.jsonl --experiment qwen-sft --cost "3400 INR" --team nlp --user asha
   gpuplan ledger add --ledger spend.db --experiment sft --cost 12 --id "$GITHUB_RUN_ID-$GITHUB_JOB"   # retry-safe
   gpuplan ledger add --ledger postgresql://ci@db/spend --experiment sft --cost 12 --tokens 2.5B
-  gpuplan ledger add --ledger spend.jsonl --experiment sft/lr-2e-4 --cost 38 --metric eval_loss=1.82:lower --utilisation 63%)");
+  gpuplan ledger add --ledger spend.jsonl --experiment sft/lr-2e-4 --cost 38 --metric eval_loss=1.82:lower --utilization 63%)");
   add->add_option("--ledger", a->ledger, "Ledger: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL (created if missing)")->required();
   add->add_option("--experiment", a->experiment, "Experiment name")->required();
   add->add_option("--cost", a->cost, "What it cost, e.g. 41.20 or \"3400 INR\" (USD unless named)")->required();

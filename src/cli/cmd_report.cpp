@@ -24,7 +24,7 @@ struct ReportFlags {
   std::string ledger, budget, date, currency, html, config;
   std::vector<std::string> specs;
   DecisionRule rule;
-  std::string min_utilisation;
+  std::string min_utilization;
 };
 
 std::vector<ExperimentCheck> planned(const std::vector<std::string>& specs, const std::string& currency) {
@@ -113,10 +113,10 @@ void run_report(const ReportFlags& f) {
   const auto records = ledger_records(f.ledger, "", policy.currency);
   const auto months = ledger_months(f.ledger, policy.currency);
   DecisionRule rule = f.rule;
-  if (!f.min_utilisation.empty()) {
-    const auto u = parse_fraction(f.min_utilisation);
-    if (!u || !(*u.value > 0 && *u.value <= 1)) bad_flag("--min-utilisation", u ? "expected more than 0% and at most 100%" : u.error);
-    rule.min_utilisation = *u.value;
+  if (!f.min_utilization.empty()) {
+    const auto u = parse_fraction(f.min_utilization);
+    if (!u || !(*u.value > 0 && *u.value <= 1)) bad_flag("--min-utilization", u ? "expected more than 0% and at most 100%" : u.error);
+    rule.min_utilization = *u.value;
   }
   const SpendReport s = build_spend_report(policy, records, months, specs, as_of, rule);
   if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
@@ -152,7 +152,8 @@ void setup_report(CLI::App& app) {
   cmd->add_option("--change-ratio", f->rule.change_ratio,
                   "Experiments: change method when the last improvement cost more than this many times per unit gained the one before (default 2)")
       ->check(CLI::Range(1.0, 1e6));
-  cmd->add_option("--min-utilisation", f->min_utilisation, "Experiments: flag a family whose median measured GPU utilisation is below this (default 70%)");
+  cmd->add_option("--min-utilization", f->min_utilization, "Experiments: flag a family whose median measured GPU utilization is below this (default 70%)");
+  cmd->add_option("--min-utilisation", f->min_utilization, "Other spelling of --min-utilization")->group("");  // hidden alias
   cmd->add_option("--config", f->config, "Project config (default: .gpuplan.yaml in this folder or above): policy, ledger, currency, catalogs, profile")
       ->check(CLI::ExistingFile);
   add_common_options(*cmd, kCatalogs | kProfile);

@@ -38,7 +38,8 @@ double count_flag(const std::string& flag, const std::string& text) {
 
 void add_outcome_options(CLI::App& cmd, OutcomeFlags& f) {
   cmd.add_option("--metric", f.metrics, "A validation metric and which way is better, e.g. eval_loss=1.82:lower or accuracy=0.71:higher (repeatable)");
-  cmd.add_option("--utilisation", f.utilisation, "Measured GPU utilisation over the run, e.g. 63% (nvidia-smi's average)");
+  cmd.add_option("--utilization", f.utilization, "Measured GPU utilization over the run, e.g. 63% (nvidia-smi's average)");
+  cmd.add_option("--utilisation", f.utilization, "Other spelling of --utilization")->group("");  // hidden alias
   cmd.add_option("--samples", f.samples, "Samples or images the run processed, e.g. 1.2M (for cost per million samples)");
   cmd.add_option("--requests", f.requests, "Inference requests served, e.g. 250k (for cost per 1,000 requests)");
   cmd.add_option("--restore-time", f.restore_time, "Time to restore the run from its checkpoint, e.g. 95s or 4m");
@@ -47,10 +48,10 @@ void add_outcome_options(CLI::App& cmd, OutcomeFlags& f) {
 
 void apply_outcome_flags(const OutcomeFlags& f, LedgerRecord& r) {
   for (const auto& m : f.metrics) r.metrics.push_back(parse_metric(m));
-  if (!f.utilisation.empty()) {
-    const auto u = parse_fraction(f.utilisation);
-    if (!u || *u.value < 0 || *u.value > 1) bad_flag("--utilisation", u ? "expected 0% to 100%" : u.error);
-    r.utilisation = *u.value;
+  if (!f.utilization.empty()) {
+    const auto u = parse_fraction(f.utilization);
+    if (!u || *u.value < 0 || *u.value > 1) bad_flag("--utilization", u ? "expected 0% to 100%" : u.error);
+    r.utilization = *u.value;
   }
   r.samples = count_flag("--samples", f.samples);
   r.requests = count_flag("--requests", f.requests);

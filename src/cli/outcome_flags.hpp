@@ -1,6 +1,6 @@
 #pragma once
 // `ledger add`'s measured-outcome flags: validation metrics with their direction, GPU
-// utilisation, samples or images, inference requests and checkpoint restore time.
+// utilization, samples or images, inference requests and checkpoint restore time.
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
@@ -10,7 +10,7 @@
 namespace gpuplan::cli {
 
 struct OutcomeFlags {
-  std::string family, utilisation, samples, requests, restore_time;
+  std::string family, utilization, samples, requests, restore_time;
   std::vector<std::string> metrics;  // NAME=VALUE:lower|higher
 };
 

@@ -146,7 +146,7 @@ FamilyOutcome summarise(const std::string& name, const std::vector<const LedgerR
     f.tokens += r->tokens;
     f.samples += r->samples;
     f.requests += r->requests;
-    if (r->utilisation) util.push_back(*r->utilisation);
+    if (r->utilization) util.push_back(*r->utilization);
     if (r->restore_seconds) f.restore_seconds_max = std::max(f.restore_seconds_max.value_or(0), *r->restore_seconds);
     for (const RunMetric& m : r->metrics) {
       auto [it, fresh] = series_at.emplace(m.name, f.metrics.size());
@@ -167,10 +167,10 @@ FamilyOutcome summarise(const std::string& name, const std::vector<const LedgerR
   if (f.tokens > 0) f.cost_per_million_tokens = f.spent / (f.tokens / 1e6);
   if (f.samples > 0) f.cost_per_million_samples = f.spent / (f.samples / 1e6);
   if (f.requests > 0) f.cost_per_thousand_requests = f.spent / (f.requests / 1e3);
-  f.utilisation_runs = util.size();
-  if (!util.empty()) f.utilisation = median(util);
-  f.utilisation_low = f.utilisation && *f.utilisation < rule.min_utilisation;
-  if (f.utilisation_low) {
+  f.utilization_runs = util.size();
+  if (!util.empty()) f.utilization = median(util);
+  f.utilization_low = f.utilization && *f.utilization < rule.min_utilization;
+  if (f.utilization_low) {
     f.idle_causes.push_back(f.tokens > 0 ? IdleCause::text_input : f.samples > 0 ? IdleCause::image_input : IdleCause::data_input);
     f.idle_causes.push_back(IdleCause::micro_batch);
   }

@@ -76,9 +76,9 @@ json family_json(const FamilyOutcome& f, const DecisionRule& rule, const std::st
           {"cost_per_million_tokens", opt(f.cost_per_million_tokens)},
           {"cost_per_million_samples", opt(f.cost_per_million_samples)},
           {"cost_per_thousand_requests", opt(f.cost_per_thousand_requests)},
-          {"utilisation", opt(f.utilisation)},
-          {"utilisation_runs", f.utilisation_runs},
-          {"utilisation_low", f.utilisation_low},
+          {"utilization", opt(f.utilization)},
+          {"utilization_runs", f.utilization_runs},
+          {"utilization_low", f.utilization_low},
           {"idle", idle},
           {"restore_seconds_max", opt(f.restore_seconds_max)},
           {"decision", f.metrics.empty() ? json() : json(to_string(f.metrics.front().decision))},
@@ -146,7 +146,7 @@ json families_json(const SpendReport& r) {
   json fams = json::array();
   for (const auto& f : r.families) fams.push_back(family_json(f, r.rule, r.currency));
   return {{"decision_rule",
-           {{"stop_after_runs", r.rule.stop_after_runs}, {"change_ratio", r.rule.change_ratio}, {"min_utilisation", r.rule.min_utilisation}}},
+           {{"stop_after_runs", r.rule.stop_after_runs}, {"change_ratio", r.rule.change_ratio}, {"min_utilization", r.rule.min_utilization}}},
           {"families", fams}};
 }
 
@@ -192,9 +192,9 @@ std::vector<std::string> family_notes(const SpendReport& r) {
   std::vector<std::string> out;
   for (const auto& f : r.families) {
     if (!f.metrics.empty()) out.push_back("family " + f.family + ": " + decision_reason(f.metrics.front(), r.rule, r.currency));
-    if (f.utilisation_low) {
-      std::string s = "family " + f.family + ": GPU utilisation " + fmt2(100 * *f.utilisation) + "% (median of " +
-                      plural(f.utilisation_runs, "run", "runs") + "), below " + fmt2(100 * r.rule.min_utilisation) + "%";
+    if (f.utilization_low) {
+      std::string s = "family " + f.family + ": GPU utilization " + fmt2(100 * *f.utilization) + "% (median of " +
+                      plural(f.utilization_runs, "run", "runs") + "), below " + fmt2(100 * r.rule.min_utilization) + "%";
       for (IdleCause c : f.idle_causes) s += "; " + idle_advice(c);
       out.push_back(s);
     }
@@ -269,8 +269,8 @@ std::string families_html(const SpendReport& r) {
   std::string s = "<section><style>.run.on{fill:#111}.run.off{fill:#fff;stroke:#111;stroke-width:2}figure.frontier{display:inline-block;margin:0 1em 1em 0}</style>"
                   "<h2>Experiments as decisions: cost against quality</h2><p class=\"note\">Rule: stop when none of a family's last " +
                   std::to_string(r.rule.stop_after_runs) + " runs is on its cost/quality frontier; change the method when the last improvement cost more than " +
-                  fmt2(r.rule.change_ratio) + "x per unit gained what the one before did; otherwise continue. Utilisation below " +
-                  fmt2(100 * r.rule.min_utilisation) + "% is flagged.</p>";
+                  fmt2(r.rule.change_ratio) + "x per unit gained what the one before did; otherwise continue. Utilization below " +
+                  fmt2(100 * r.rule.min_utilization) + "% is flagged.</p>";
   s += "<ul class=\"decisions\" id=\"decisions\">";
   for (const auto& line : family_notes(r)) s += "<li>" + html_escape(line) + "</li>";
   s += "</ul>";

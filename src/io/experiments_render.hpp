@@ -23,7 +23,7 @@ std::string idle_advice(IdleCause c);
 
 // One row per family and metric (the first metric of a family decides for it).
 Table families_table(const SpendReport& r);
-// A line per family: its decision with the reason, and the low-utilisation flag with its advice.
+// A line per family: its decision with the reason, and the low-utilization flag with its advice.
 std::vector<std::string> family_notes(const SpendReport& r);
 // The HTML section: a cost-against-quality chart per family and metric, then the table.
 std::string families_html(const SpendReport& r);

@@ -59,7 +59,7 @@ void read_outcomes(const nlohmann::json& j, LedgerRecord& r, const SourceLocatio
     else
       for (const auto& m : *it) read_metric(m, r, at, errors);
   }
-  r.utilisation = number("utilisation");
+  r.utilization = number("utilization");
   r.samples = number("samples").value_or(0);
   r.requests = number("requests").value_or(0);
   r.restore_seconds = number("restore_seconds");
@@ -327,7 +327,7 @@ void add_outcomes(nlohmann::json& j, const LedgerRecord& r) {
     j["metrics"] = nlohmann::json::array();
     for (const auto& m : r.metrics) j["metrics"].push_back({{"name", m.name}, {"value", m.value}, {"better", m.higher_is_better ? "higher" : "lower"}});
   }
-  if (r.utilisation) j["utilisation"] = *r.utilisation;
+  if (r.utilization) j["utilization"] = *r.utilization;
   if (r.samples > 0) j["samples"] = r.samples;
   if (r.requests > 0) j["requests"] = r.requests;
   if (r.restore_seconds) j["restore_seconds"] = *r.restore_seconds;

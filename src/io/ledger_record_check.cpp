@@ -84,7 +84,7 @@ void check_ledger_outcomes(const LedgerRecord& r, const SourceLocation& at, std:
     for (std::size_t j = 0; j < i; ++j)
       if (r.metrics[j].name == m.name) errors.emplace_back(at, "metrics", "metric '" + m.name + "' is given twice");
   }
-  if (r.utilisation) check_number(*r.utilisation, "utilisation", 1.0, at, errors);
+  if (r.utilization) check_number(*r.utilization, "utilization", 1.0, at, errors);
   check_number(r.samples, "samples", lim.max_samples, at, errors);
   check_number(r.requests, "requests", lim.max_requests, at, errors);
   if (r.restore_seconds) check_number(*r.restore_seconds, "restore_seconds", lim.max_restore_seconds, at, errors);

@@ -33,10 +33,10 @@ inline constexpr LedgerRecordLimits kLedgerRecordLimits{};
 // NUL (the id also without any control character), the date a real calendar date, the currency
 // three capital letters, numbers finite and in range, and the whole record must fit in one
 // ledger line (kMaxLedgerLineBytes) so every store can export it. Outcomes: metric names
-// non-empty, printable UTF-8 and distinct, values finite, utilisation 0..1, counts in range.
+// non-empty, printable UTF-8 and distinct, values finite, utilization 0..1, counts in range.
 void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
 
-// The outcome fields alone (family, metrics, utilisation, samples, requests, restore time), for
+// The outcome fields alone (family, metrics, utilization, samples, requests, restore time), for
 // run records, which carry the same fields under the same rules.
 void check_ledger_outcomes(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
 

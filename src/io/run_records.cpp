@@ -22,7 +22,7 @@ const std::vector<std::string>& known_keys() {
       "model_config", "model_config_path", "model_arch", "method", "precision", "micro_batch", "seq_len",
       "checkpointing", "attention", "world_size", "grad_accum", "settings", "steps", "warmup_steps",
       "peak_allocated_bytes", "peak_reserved_bytes", "device_bytes", "tokens_per_second", "device", "host",
-      "family", "metrics", "utilisation", "samples", "requests", "restore_seconds"};
+      "family", "metrics", "utilization", "samples", "requests", "restore_seconds"};
   return k;
 }
 

@@ -28,7 +28,7 @@ struct RunRecord {
   int steps = 0, warmup_steps = 0;
   std::optional<double> allocated_bytes, reserved_bytes, device_bytes, tokens_per_second;
   // Measured outcomes, spelled and checked as in the spend ledger (docs/ledger.md): only the
-  // outcome fields of this record are set (family, metrics, utilisation, samples, requests,
+  // outcome fields of this record are set (family, metrics, utilization, samples, requests,
   // restore_seconds), so they can be copied onto the run's ledger record.
   LedgerRecord outcomes;
 };

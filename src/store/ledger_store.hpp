@@ -67,7 +67,7 @@ void check_totals(const std::vector<LedgerTotal>& totals, const std::string& whe
 // A --ledger value fit to print: a PostgreSQL URL's password (user:PASS@ or password=PASS) masked.
 std::string redact_ledger_spec(const std::string& spec);
 
-// The SQL stores keep a record's measured outcomes (family, metrics, utilisation, samples,
+// The SQL stores keep a record's measured outcomes (family, metrics, utilization, samples,
 // requests, restore time) as one JSON object in an `outcomes` text column, spelled as in the
 // JSON Lines ledger; "" for a record without any (every record written before they existed).
 std::string outcomes_text(const LedgerRecord& r);

@@ -42,7 +42,7 @@ const char* const kMigrations[] = {
        CREATE INDEX gpuplan_ledger_team ON gpuplan_ledger (team, month);
        CREATE INDEX gpuplan_ledger_user ON gpuplan_ledger (user_name, month);
        CREATE INDEX gpuplan_ledger_experiment ON gpuplan_ledger (experiment, month);)",
-    // Version 2: measured outcomes (metrics, utilisation, samples, ...) as one JSON object; rows
+    // Version 2: measured outcomes (metrics, utilization, samples, ...) as one JSON object; rows
     // written before it read as records without outcomes. Adding a column with a constant
     // default rewrites no rows, so an old ledger of millions migrates at once.
     "ALTER TABLE gpuplan_ledger ADD COLUMN outcomes TEXT NOT NULL DEFAULT ''",

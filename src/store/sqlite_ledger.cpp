@@ -62,7 +62,7 @@ const char* const kMigrations[] = {
          gpu_hours REAL NOT NULL DEFAULT 0 CHECK (gpu_hours >= 0),
          tokens REAL NOT NULL DEFAULT 0 CHECK (tokens >= 0),
          recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));)" GPUPLAN_LEDGER_INDEXES,
-    // Version 2: measured outcomes (metrics, utilisation, samples, ...) as one JSON object; rows
+    // Version 2: measured outcomes (metrics, utilization, samples, ...) as one JSON object; rows
     // written before it read as records without outcomes.
     "ALTER TABLE ledger ADD COLUMN outcomes TEXT NOT NULL DEFAULT '';",
 };

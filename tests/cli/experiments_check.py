@@ -108,8 +108,8 @@ def main():
                 figures = [str(primary["runs_since_frontier"]), f2(primary["cost_since_frontier"])]
             lines.append(" ".join(["decision", f["family"], primary["metric"], primary["decision"], primary["basis"]] + figures))
             lines.append(f"reason {f['family']}: {primary['reason']}")
-        if f["utilisation"] is not None:
-            lines.append(f"utilisation {f['family']} {'low' if f['utilisation_low'] else 'ok'} {f2(f['utilisation'])} "
+        if f["utilization"] is not None:
+            lines.append(f"utilization {f['family']} {'low' if f['utilization_low'] else 'ok'} {f2(f['utilization'])} "
                          + ",".join(c["cause"] for c in f["idle"]))
         for key, name in (("cost_per_million_samples", "samples"), ("cost_per_thousand_requests", "requests"),
                           ("cost_per_million_tokens", "tokens")):

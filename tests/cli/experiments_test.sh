@@ -15,15 +15,15 @@ run() {  # run DATE EXPERIMENT COST METRIC [EXTRA FLAGS...]
 }
 # improving: loss 2.0, 1.8, 1.62, 1.45 for 10, 10, 12, 12: gains 0.2 for 10 (50/unit), 0.18 for
 # 12 (66.67/unit), 0.17 for 12 (70.59/unit): 1.06x the one before, within 2x: continue.
-run 2026-11-02 improving/a 10 eval_loss=2.0:lower --tokens 100M --utilisation 92%
-run 2026-11-04 improving/b 10 eval_loss=1.8:lower --tokens 100M --utilisation 90%
+run 2026-11-02 improving/a 10 eval_loss=2.0:lower --tokens 100M --utilization 92%
+run 2026-11-04 improving/b 10 eval_loss=1.8:lower --tokens 100M --utilization 90%
 run 2026-11-06 improving/c 12 eval_loss=1.62:lower --tokens 120M
 run 2026-11-08 improving/d 12 eval_loss=1.45:lower --tokens 120M --restore-time 95s
 # flattening: accuracy 0.60, 0.70, 0.72, 0.725 for 20, 20, 45, 90: 200, 2250, 18000 per unit:
 # the last 8x the one before: change method (the last run is on the frontier, so not stop).
-run 2026-11-03 vision-a 20 accuracy=0.60:higher --family vision --samples 2M --utilisation 55%
-run 2026-11-05 vision-b 20 accuracy=0.70:higher --family vision --samples 2M --utilisation 60%
-run 2026-11-07 vision-c 45 accuracy=0.72:higher --family vision --samples 4M --utilisation 58%
+run 2026-11-03 vision-a 20 accuracy=0.60:higher --family vision --samples 2M --utilization 55%
+run 2026-11-05 vision-b 20 accuracy=0.70:higher --family vision --samples 2M --utilization 60%
+run 2026-11-07 vision-c 45 accuracy=0.72:higher --family vision --samples 4M --utilization 58%
 run 2026-11-09 vision-d 90 accuracy=0.725:higher --family vision --samples 8M
 # stalled: loss 1.9, 1.5, then 1.7, 1.6, 1.55 for 25, 40, 22, each dearer than the 1.5 run:
 # three runs off the frontier: stop.
@@ -72,7 +72,7 @@ for want in "improving eval_loss continue cheap_improvement 0.17 12.00 70.59 1.0
             "stalled eval_loss stop no_recent_frontier"; do
   grep -q "^decision $want" "$TMP/c1.txt" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: expected '$want'"; }
 done
-has c1.txt "^utilisation vision low 0.58 image_input,micro_batch" "the vision family's median utilisation is flagged with image-input and memory advice"
+has c1.txt "^utilization vision low 0.58 image_input,micro_batch" "the vision family's median utilization is flagged with image-input and memory advice"
 has c1.txt "^units vision samples 10.9375" "cost per million samples: 175 over 16M samples"
 has c1.txt "^units stalled requests 1.5222" "cost per 1,000 requests: 137 over 90k requests"
 
@@ -121,8 +121,8 @@ before=$(wc -l <"$L")
 expect 2 "a metric without a direction" -- "$G" ledger add --ledger "$L" --experiment x --cost 1 --metric eval_loss=1.8
 has err "--metric" "names --metric"
 expect 2 "a metric value that is not a number" -- "$G" ledger add --ledger "$L" --experiment x --cost 1 --metric eval_loss=abc:lower
-expect 2 "utilisation above 100%" -- "$G" ledger add --ledger "$L" --experiment x --cost 1 --metric a=1:lower --utilisation 130%
-has err "--utilisation" "names --utilisation"
+expect 2 "utilization above 100%" -- "$G" ledger add --ledger "$L" --experiment x --cost 1 --metric a=1:lower --utilization 130%
+has err "--utilization" "names --utilization"
 expect 2 "the same metric twice" -- "$G" ledger add --ledger "$L" --experiment x --cost 1 --metric a=1:lower --metric a=2:lower
 has err "--metric.*given twice" "names the repeated metric"
 expect 2 "an infinite metric" -- "$G" ledger add --ledger "$L" --experiment x --cost 1 --metric a=1e400:lower

@@ -147,10 +147,10 @@ def make_inputs():
             out.write(json.dumps(rec) + "\n")
     subprocess.run([GP, "calibrate", runs, "--partial", "--out", PROFILE], capture_output=True, check=True)
     # Loss 2.0, 1.8, 1.75 (a dear last gain: change method at 2x, continue at 100x), then a run
-    # off the frontier (stop after 1 run, not after 3); utilisation 65% (flagged below 70%, not 60%).
+    # off the frontier (stop after 1 run, not after 3); utilization 65% (flagged below 70%, not 60%).
     for i, (cost, loss) in enumerate((("10", "2.0"), ("10", "1.8"), ("30", "1.75"), ("40", "1.9"))):
         subprocess.run([GP, "ledger", "add", "--ledger", OUTCOMES, "--experiment", f"sft/run{i}", "--cost", cost, "--date", f"2026-06-0{i + 1}",
-                        "--metric", f"eval_loss={loss}:lower", "--utilisation", "65%"], capture_output=True, check=True)
+                        "--metric", f"eval_loss={loss}:lower", "--utilization", "65%"], capture_output=True, check=True)
     for cost, exp, day in (("120", "llama8b-lora", "2026-06-02"), ("40", "qwen-sft", "2026-06-09"), ("75", "llama8b-lora", "2026-05-20")):
         subprocess.run([GP, "ledger", "add", "--ledger", LEDGER, "--experiment", exp, "--cost", cost, "--gpu-hours", "10",
                         "--date", day, "--team", "nlp", "--tokens", "50M"], capture_output=True, check=True)
@@ -371,7 +371,7 @@ COMMAND_ROWS.update({
     ("report", "--currency"): R(["--currency", "INR"]),
     ("report", "--stop-after-runs"): R(["--stop-after-runs", "1"], ctx=["--ledger", OUTCOMES]),
     ("report", "--change-ratio"): R(["--change-ratio", "100"], ctx=["--ledger", OUTCOMES, "--stop-after-runs", "5"]),
-    ("report", "--min-utilisation"): R(["--min-utilisation", "60%"], ctx=["--ledger", OUTCOMES]),
+    ("report", "--min-utilization"): R(["--min-utilization", "60%"], ctx=["--ledger", OUTCOMES]),
     ("plan", "--objective"): R(["--objective", "time"]),
     ("plan", "--methods"): R(["--methods", "full"]),
     ("plan", "--precisions"): R(["--precisions", "fp32"], ctx=["--methods", "full"]),

@@ -20,8 +20,8 @@ add 2026-12-03 llama8b-qlora nlp asha 80.25 1B
 add 2026-12-04 "$HOSTILE_EXP" "$HOSTILE_TEAM" "$HOSTILE_USER" "5000 INR"
 add 2026-12-08 vit-pretrain cv ravi 210
 # Runs with measured outcomes: the families section, its chart and table, rendered by the browser.
-"$G" ledger add --ledger "$L" --date 2026-12-02 --experiment "sft/a" --cost 30 --metric eval_loss=2.1:lower --utilisation 52% --tokens 1B >/dev/null
-"$G" ledger add --ledger "$L" --date 2026-12-05 --experiment "sft/b" --cost 35 --metric eval_loss=1.9:lower --utilisation 55% --tokens 1B >/dev/null
+"$G" ledger add --ledger "$L" --date 2026-12-02 --experiment "sft/a" --cost 30 --metric eval_loss=2.1:lower --utilization 52% --tokens 1B >/dev/null
+"$G" ledger add --ledger "$L" --date 2026-12-05 --experiment "sft/b" --cost 35 --metric eval_loss=1.9:lower --utilization 55% --tokens 1B >/dev/null
 "$G" ledger add --ledger "$L" --date 2026-12-06 --experiment "$HOSTILE_EXP/x" --cost 12 --metric "acc<b>=0.5:higher" --samples 3M >/dev/null
 cat >"$TMP/budget.yaml" <<'YAML'
 currency: USD

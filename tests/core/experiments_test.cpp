@@ -133,11 +133,11 @@ TEST_CASE("an improvement after a free one is an unbounded ratio: change method"
   CHECK(s.decision == Decision::change_method);
 }
 
-TEST_CASE("families from the ledger: metrics per family, utilisation median, unit costs", "[experiments]") {
+TEST_CASE("families from the ledger: metrics per family, utilization median, unit costs", "[experiments]") {
   std::vector<LedgerRecord> ledger = {rec("2026-12-03", "vit/b", 30, {{"acc", 0.8, true}}), rec("2026-12-01", "vit/a", 10, {{"acc", 0.7, true}}),
                                       rec("2026-12-02", "plain", 5)};
-  ledger[0].utilisation = 0.5;
-  ledger[1].utilisation = 0.6;
+  ledger[0].utilization = 0.5;
+  ledger[1].utilization = 0.6;
   ledger[0].samples = 2e6;
   ledger[1].requests = 4000;
   const auto fams = experiment_outcomes(ledger, {});
@@ -148,13 +148,13 @@ TEST_CASE("families from the ledger: metrics per family, utilisation median, uni
   CHECK(f.spent == Approx(40));
   CHECK(*f.cost_per_million_samples == Approx(20));     // 40 / 2M samples
   CHECK(*f.cost_per_thousand_requests == Approx(10));   // 40 / 4k requests
-  CHECK(*f.utilisation == Approx(0.55));
-  CHECK(f.utilisation_low);
+  CHECK(*f.utilization == Approx(0.55));
+  CHECK(f.utilization_low);
   CHECK(f.idle_causes == std::vector<IdleCause>{IdleCause::image_input, IdleCause::micro_batch});
   REQUIRE(f.metrics.size() == 1);
   CHECK(f.metrics[0].runs[0].experiment == "vit/a");
   CHECK(f.metrics[0].improvements.size() == 1);
   DecisionRule lax;
-  lax.min_utilisation = 0.5;
-  CHECK(!experiment_outcomes(ledger, lax)[0].utilisation_low);
+  lax.min_utilization = 0.5;
+  CHECK(!experiment_outcomes(ledger, lax)[0].utilization_low);
 }

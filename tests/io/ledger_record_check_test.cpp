@@ -99,7 +99,7 @@ TEST_CASE("ledger records: measured outcomes are checked and survive a JSON Line
   LedgerRecord r = good();
   r.family = "sft";
   r.metrics = {{"eval_loss", 1.82, false}, {"reward", -0.5, true}};
-  r.utilisation = 0.63;
+  r.utilization = 0.63;
   r.samples = 1.2e6;
   r.requests = 25e4;
   r.restore_seconds = 95;
@@ -109,7 +109,7 @@ TEST_CASE("ledger records: measured outcomes are checked and survive a JSON Line
   CHECK(back.metrics[1].name == "reward");
   CHECK(back.metrics[1].value == -0.5);
   CHECK(back.metrics[1].higher_is_better);
-  CHECK(*back.utilisation == 0.63);
+  CHECK(*back.utilization == 0.63);
   CHECK(back.samples == 1.2e6);
   CHECK(back.requests == 25e4);
   CHECK(*back.restore_seconds == 95);
@@ -128,7 +128,7 @@ TEST_CASE("ledger records: measured outcomes are checked and survive a JSON Line
   CHECK(refused([](LedgerRecord& x) { x.metrics[0].name = "a\nb"; }) == V{"metrics"});
   CHECK(refused([](LedgerRecord& x) { x.metrics[0].name = "\xff"; }) == V{"metrics"});
   CHECK(refused([](LedgerRecord& x) { x.metrics.assign(17, {"m", 1, false}); }).front() == "metrics");
-  CHECK(refused([](LedgerRecord& x) { x.utilisation = 1.5; }) == V{"utilisation"});
+  CHECK(refused([](LedgerRecord& x) { x.utilization = 1.5; }) == V{"utilization"});
   CHECK(refused([](LedgerRecord& x) { x.samples = std::numeric_limits<double>::infinity(); }) == V{"samples"});
   CHECK(refused([](LedgerRecord& x) { x.requests = -1; }) == V{"requests"});
   CHECK(refused([](LedgerRecord& x) { x.restore_seconds = 1e12; }) == V{"restore_seconds"});

@@ -81,17 +81,17 @@ TEST_CASE("run record mistakes name the line and the field", "[calibrate][record
 TEST_CASE("run records carry the ledger's measured outcomes under the same checks", "[calibrate][records]") {
   const auto runs = io::parse_run_records(
       R"({"model": "llama-3.1-8b", "tokens_per_second": 100, "family": "sft", "metrics": [{"name": "eval_loss", "value": 1.8, "better": "lower"}], )"
-      R"("utilisation": 0.7, "samples": 5000, "requests": 20, "restore_seconds": 12.5})",
+      R"("utilization": 0.7, "samples": 5000, "requests": 20, "restore_seconds": 12.5})",
       "runs.jsonl");
   const LedgerRecord& o = runs.at(0).outcomes;
   CHECK(o.family == "sft");
   REQUIRE(o.metrics.size() == 1);
   CHECK(o.metrics[0].value == 1.8);
-  CHECK(*o.utilisation == 0.7);
+  CHECK(*o.utilization == 0.7);
   CHECK(o.samples == 5000);
   CHECK(*o.restore_seconds == 12.5);
-  const InputError e = first_error(R"({"model": "llama-3.1-8b", "tokens_per_second": 100, "utilisation": 63})");
-  CHECK(e.field() == "utilisation");
+  const InputError e = first_error(R"({"model": "llama-3.1-8b", "tokens_per_second": 100, "utilization": 63})");
+  CHECK(e.field() == "utilization");
   CHECK(e.where().line == 1);
   CHECK(first_error(R"({"model": "llama-3.1-8b", "tokens_per_second": 100, "metrics": [{"name": "a", "value": 1, "better": "up"}]})").field() == "metrics");
 }

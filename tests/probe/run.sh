@@ -30,7 +30,7 @@ for r in rows:
     # Outcomes as the ledger spells them: samples over all 8 steps, the loss, a timed restore.
     assert r["family"] == "tiny" and r["samples"] == 8 * int(r["id"].split("-b")[1]), r
     assert r["metrics"][0]["name"] == "train_loss" and r["metrics"][0]["better"] == "lower", r
-    assert r["restore_seconds"] >= 0 and "utilisation" not in r, r  # no utilisation on a CPU
+    assert r["restore_seconds"] >= 0 and "utilization" not in r, r  # no utilization on a CPU
 print("probe: 3 CPU records, memory null, tokens/s", [round(r["tokens_per_second"]) for r in rows])
 PYEOF
 "$G" calibrate "$TMP/runs.jsonl" --format json > "$TMP/out.json"

@@ -129,7 +129,7 @@ class Probe:
         self.steps += 1
         if self.samples_per_step:
             self._samples += self.samples_per_step
-        self._sample_utilisation()
+        self._sample_utilization()
         if self.steps < self.warmup_steps:
             return
         if self.steps == self.warmup_steps:
@@ -157,8 +157,8 @@ class Probe:
         yield
         self._restore_seconds = time.perf_counter() - t0
 
-    def _sample_utilisation(self):
-        # torch.cuda.utilization needs pynvml; without it the record has no utilisation.
+    def _sample_utilization(self):
+        # torch.cuda.utilization needs pynvml; without it the record has no utilization.
         if self.device.type != "cuda":
             return
         try:
@@ -171,7 +171,7 @@ class Probe:
         if self._metrics:
             out["metrics"] = list(self._metrics)
         if self._util:
-            out["utilisation"] = min(1.0, max(0.0, sum(self._util) / len(self._util)))
+            out["utilization"] = min(1.0, max(0.0, sum(self._util) / len(self._util)))
         if self._samples:
             out["samples"] = self._samples
         if self._restore_seconds is not None:
