@@ -234,7 +234,7 @@ std::string series_chart(const FamilyOutcome& f, const MetricSeries& s, const st
   out += "<line stroke=\"#111\" x1=\"" + X(0) + "\" y1=\"" + std::to_string(T) + "\" x2=\"" + X(0) + "\" y2=\"" + std::to_string(H - B) + "\"/>";
   out += "<text x=\"" + X(cmax) + "\" y=\"" + std::to_string(H - 8) + "\" text-anchor=\"end\">cost per run, " + html_escape(cur) + " (max " + fmt2(cmax) +
          ")</text>";
-  out += "<text x=\"4\" y=\"" + std::to_string(T + 4) + "\">" + html_escape(metric_text(s.higher_is_better ? vmax : vmin)) + "</text>";
+  out += "<text x=\"4\" y=\"" + std::to_string(T + 4) + "\">" + html_escape(metric_text(s.higher_is_better ? vmax : vmin)) + " (better)</text>";
   out += "<text x=\"4\" y=\"" + std::to_string(H - B) + "\">" + html_escape(metric_text(s.higher_is_better ? vmin : vmax)) + "</text>";
   std::string pts;
   for (std::size_t i : s.frontier) pts += (pts.empty() ? "" : " ") + X(s.runs[i].cost) + "," + Y(s.runs[i].value);

@@ -7,6 +7,20 @@
 using namespace gpuplan;
 
 namespace {
+// A plain spend record (no provider, gpu-hours, tokens or outcomes) in USD.
+LedgerRecord led(const std::string& date, const std::string& experiment, const std::string& team, const std::string& user, double cost) {
+  LedgerRecord r;
+  r.date = date;
+  r.experiment = experiment;
+  r.team = team;
+  r.user = user;
+  r.cost = cost;
+  r.currency = "USD";
+  return r;
+}
+}  // namespace
+
+namespace {
 ExperimentCheck experiment(const std::string& name, double cost, const std::string& team, const std::string& owner) {
   ExperimentCheck e;
   e.name = name;
@@ -31,9 +45,9 @@ TEST_CASE("caps add the period's ledger spend to every new estimate", "[budget]"
   p.users["asha"] = 30;
   const std::vector<ExperimentCheck> xs = {experiment("a", 20, "nlp", "asha"), experiment("b", 15, "cv", "ravi")};
   std::vector<LedgerRecord> ledger(3);
-  ledger[0] = {"2026-12-01", "old", "nlp", "asha", "", 12, "USD", 0, {}, 0, ""};
-  ledger[1] = {"2026-11-30", "older", "nlp", "asha", "", 500, "USD", 0, {}, 0, ""};  // last month: not counted
-  ledger[2] = {"2026-12-02", "x", "cv", "ravi", "", 60, "USD", 0, {}, 0, ""};
+  ledger[0] = led("2026-12-01", "old", "nlp", "asha", 12);
+  ledger[1] = led("2026-11-30", "older", "nlp", "asha", 500);  // last month: not counted
+  ledger[2] = led("2026-12-02", "x", "cv", "ravi", 60);
   const auto rs = check_budget(p, xs, ledger, "2026-12-31");
   const RuleResult& total = rule(rs, "", "total");
   CHECK(total.value == Approx(12 + 60 + 20 + 15));
@@ -84,8 +98,8 @@ TEST_CASE("an experiment that cannot be priced fails, and is left out of the cap
 
 TEST_CASE("spend sums by period, team and experiment", "[budget]") {
   std::vector<LedgerRecord> l(2);
-  l[0] = {"2026-11-03", "a", "nlp", "", "", 5, "USD", 0, {}, 0, ""};
-  l[1] = {"2026-12-03", "a", "", "", "", 7, "USD", 0, {}, 0, ""};
+  l[0] = led("2026-11-03", "a", "nlp", "", 5);
+  l[1] = led("2026-12-03", "a", "", "", 7);
   CHECK(sum_spend(l, "period").at("2026-11") == 5);
   CHECK(sum_spend(l, "experiment").at("a") == 12);
   CHECK(sum_spend(l, "team").at("(none)") == 7);
