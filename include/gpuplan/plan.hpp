@@ -25,6 +25,7 @@ struct PlanOffer {
   const Provider* provider = nullptr;
   const Gpu* gpu = nullptr;
   double to_display = 1;  // sheet currency -> display currency
+  int max_instances = 0;  // 0: as many as the search allows; an owned machine: 1
 };
 
 // The dimensions searched; each list holds the values allowed.

@@ -92,6 +92,19 @@ struct MonthlyCost {
 MonthlyCost option_cost(int owned, int fleet, const Demand& d, const OwnedTerms& o, const RentTerms& r,
                         int horizon_months);
 
+// What an owned GPU-hour costs the owner: a month of owning (option_cost, as buy-vs-rent prices
+// it) divided by the GPU-hours the owned GPUs served in it. The full cost counts the capital
+// (price + interest - resale, over the horizon), power at the load factor while busy and at the
+// idle share otherwise, upkeep, failures, colocation and engineer time; the marginal cost counts
+// power and maintenance only (the hardware is already paid for). nullopt when no hour was served.
+struct OwnedHourCost {
+  double full = 0, marginal = 0;  // money per owned GPU-hour
+};
+std::optional<OwnedHourCost> owned_hour_cost(const MonthlyCost& m);
+// The month of owning `gpus` GPUs that are busy `utilisation` (0..1] of a 730-hour month, nothing
+// rented: what estimate, compare and plan price an --owned offer from.
+MonthlyCost owned_month(int gpus, double utilisation, const OwnedTerms& o, int horizon_months);
+
 enum class Verdict { rent, buy, hybrid };
 const char* to_string(Verdict v);  // "RENT", "BUY", "HYBRID"
 

@@ -29,8 +29,9 @@ MonthlyCost monthly_cost_of(const FleetMonth& m);
 // The decision and every row buy-vs-rent shows that the job-level model answers: the verdict,
 // rent / buy / choice / partial, the curve, payback and the cumulative series. The divisible-hours
 // rows (spot for everything, reserved commitments, break-even, sensitivity) are left empty.
-// `in` gives the ownership terms, horizon and uncertainty (the rule replays the jobs shortened
-// to the low end of demand); `candidates` come from buildable_fleets.
+// `terms` price every fleet and give the ownership terms and horizon of the payback and the
+// cumulative series; `in` gives the uncertainty (the rule replays the jobs shortened to the low
+// end of demand); `candidates` come from buildable_fleets.
 struct JobTcoAnalysis {
   TcoAnalysis analysis;
   FleetSweep sweep;        // one option per candidate, burst at once

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/demand_file.hpp"
+#include "cli/ownership_flags.hpp"
 #include "cli/run_flags.hpp"
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/tco.hpp"
@@ -18,14 +19,10 @@
 namespace gpuplan::cli {
 
 struct BuyVsRentFlags {
-  std::string gpu, gpu_hours, gpu_hours_week, utilisation, uncertainty, demand, offer, horizon = "3y", count;
-  std::string gpu_price, rest_of_machine, power_price, load_factor, idle_power, pue, maintenance, failure_rate,
-      colo, ops_hours, engineer_rate, resale, financing, checkpoint_time = "0s";
-  std::string gpus_per_build;
-  // The buyer: --buyer-country picks the purchase defaults and what is owed (IN: Indian power,
-  // GST and import duty); --purchase import|incl-gst|excl-gst, --hs-code and --customs-duty say
-  // how hardware is bought. The display currency (--currency) never changes any of it.
-  std::string buyer_country, purchase, hs_code, customs_duty;
+  std::string gpu, gpu_hours, gpu_hours_week, utilisation, uncertainty, demand, offer, count, checkpoint_time = "0s";
+  // The purchase, the horizon and the running costs (shared with the --owned offer of estimate,
+  // compare and plan); the buyer's country decides what is owed, never the display currency.
+  OwnershipFlags own;
   // Where renting may happen: --provider, --region, --country, the offer filters of compare.
   OfferFlags place;
   RunFlags run;  // --pricing, --currency, --fx, --tax, --preemptions-per-hour, --restart-time

@@ -7,6 +7,7 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "cli/owned_offer.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "io/compare_report.hpp"
@@ -19,6 +20,7 @@ struct CompareFlags {
   WorkloadFlags workload;
   RunFlags run;
   OfferFlags filter;
+  OwnedOfferFlags owned;
   std::string sort = "cost";
   std::vector<std::string> sheets;
   int top = 20;
@@ -73,13 +75,25 @@ void run_compare(const CompareFlags& f) {
   const Catalog& c = f.sheets.empty() ? catalog() : sheets.catalog;
   for (std::size_t i = 0; i < f.sheets.size(); ++i) cr.sheets.push_back({f.sheets[i], sheets.providers[i]});
 
-  cr.set = evaluate_offers(c, m, count_params(m), cr.workload, cr.run, build_offer_filter(f.filter, c));
+  const std::optional<OwnedOffer> owned = build_owned_offer(f.owned, cr.run);
+  const ParamCounts pc = count_params(m);
+  cr.set = evaluate_offers(c, m, pc, cr.workload, cr.run, build_offer_filter(f.filter, c));
+  // The owner's GPUs beside the rented offers, whatever --provider/--region keep of those.
+  const bool owned_runs = owned && add_owned_offer(cr.set, *owned, m, pc, cr.workload, cr.run);
   rank_offers(cr.set.priced, f.sort == "time");
   collapse_regions(cr.set.priced);
   for (const auto& w : price_warnings(cr.set.priced, cr.run)) warn(w);
   cr.shown.assign(cr.set.priced.begin(), cr.set.priced.begin() + std::min<std::ptrdiff_t>(f.top, std::ssize(cr.set.priced)));
+  if (owned) keep_owned_shown(cr.shown, cr.set.priced, *owned);
   if (cr.answer_is_no()) exit_code() = 1;
-  print_report({io::compare_json(cr), io::compare_tables(cr), io::compare_notes(cr), {}});
+  Report r{io::compare_json(cr), io::compare_tables(cr), io::compare_notes(cr), {}};
+  if (owned) {
+    r.json["owned"] = owned_offer_json(*owned);
+    r.json["owned"]["runs_the_job"] = owned_runs;
+    for (const auto& n : owned_offer_notes(*owned, cr.run.currency)) r.notes.push_back(n);
+    if (!owned_runs) r.notes.push_back(owned->offer().key() + " cannot run this job (gpuplan estimate --gpu " + owned->gpu().id + " shows why)");
+  }
+  print_report(r);
 }
 
 }  // namespace
@@ -91,7 +105,8 @@ void setup_compare(CLI::App& app) {
   gpuplan compare --model llama-3.1-8b --method qlora --tokens 200M
   gpuplan compare --model llama-3.1-8b --method lora --tokens 1B --pricing spot --deadline 2d --budget 300
   gpuplan compare --model qwen2.5-7b --method full --tokens 2B --currency INR --region india
-  gpuplan compare --model llama-3.1-8b --method lora --tokens 1B --sheet a.yaml --sheet b.csv)");
+  gpuplan compare --model llama-3.1-8b --method lora --tokens 1B --sheet a.yaml --sheet b.csv
+  gpuplan compare --model llama-3.1-8b --method qlora --tokens 200M --owned rtx-4090 --owned-utilization 30% --power-price 0.30/kWh)");
   add_workload_options(*cmd, f->workload);
   add_run_options(*cmd, f->run);
   add_offer_filter_options(*cmd, f->filter);
@@ -99,6 +114,7 @@ void setup_compare(CLI::App& app) {
   cmd->add_option("--top", f->top, "Show the best K offers")->capture_default_str();
   cmd->add_option("--sheet", f->sheets, "Price only on these sheets (YAML or SkyPilot CSV), side by side (repeatable)");
   cmd->add_flag("--explain", f->explain, "List the offers that cannot run the job, with the reason");
+  add_owned_offer_options(*cmd, f->owned);
   add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f] { run_compare(*f); });
 }

@@ -7,6 +7,7 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "cli/owned_offer.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/uncertainty.hpp"
 #include "cli/workload_flags.hpp"
@@ -24,6 +25,7 @@ struct EstimateFlags {
   WorkloadFlags workload;
   RunFlags run;
   OfferFlags filter;
+  OwnedOfferFlags owned;
   std::vector<std::string> gpu_names;
   int cost_rows = 5;
 };
@@ -51,20 +53,24 @@ std::string unpriced_reason(const OfferSet& set, const RunSettings& run) {
 
 // The cost side: the chosen offers (--offer, --provider, --gpu), or the cheapest that fit.
 void price_offers(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const std::vector<const Gpu*>& gpus,
-                  io::EstimateReport& r) {
+                  std::optional<OwnedOffer>& owned, io::EstimateReport& r) {
   const Workload& w = r.workload;
   r.run = build_run_settings(f.run, w);
   r.run.spec.gpus_fixed = f.workload.gpus_given;  // as compare, check and plan price it
+  owned = build_owned_offer(f.owned, r.run);
   OfferFlags flags = f.filter;
   if (!f.gpu_names.empty())
     for (const Gpu* g : gpus) flags.gpus.push_back(g->id);
   OfferSet set = evaluate_offers(catalog(), m, pc, w, r.run, build_offer_filter(flags, catalog()));
+  if (owned && !add_owned_offer(set, *owned, m, pc, w, r.run))
+    r.cost_notes.push_back(owned->offer().key() + " cannot run this job on its " + count_of(owned->gpus, "GPU"));
   rank_offers(set.priced, false);
   collapse_regions(set.priced);
   for (const auto& msg : price_warnings(set.priced, r.run)) warn(msg);
   if (f.cost_rows < 1) bad_flag("--cost-rows", "expected 1 or more");
   const std::size_t rows = f.filter.offers.empty() ? static_cast<std::size_t>(f.cost_rows) : set.priced.size();
   r.offers.assign(set.priced.begin(), set.priced.begin() + static_cast<std::ptrdiff_t>(std::min(rows, set.priced.size())));
+  if (owned) keep_owned_shown(r.offers, set.priced, *owned);
   r.offers_title = f.filter.offers.empty() ? "Cheapest offers that fit" : "Chosen offers";
   if (const PricedOffer* best = best_offer(r.offers)) {
     r.time = io::EstimateTime{best->eval.time, best->offer->gpu,
@@ -132,8 +138,13 @@ void run_estimate(const EstimateFlags& f) {
   const std::vector<const Gpu*> gpus = gpus_to_check(f, er.workload);
   er.fits = fits_on(m, pc, er.workload, total, gpus);
   add_advice(f, m, pc, gpus, er);
-  price_offers(f, m, pc, gpus, er);
+  std::optional<OwnedOffer> owned;
+  price_offers(f, m, pc, gpus, owned, er);
   Report r{io::estimate_json(er), io::estimate_tables(er), io::estimate_notes(er), {}};
+  if (owned) {
+    r.json["owned"] = owned_offer_json(*owned);
+    for (const auto& n : owned_offer_notes(*owned, er.run.currency)) r.notes.push_back(n);
+  }
   add_error_bars(r, total, er.workload);  // JSON "error_bars" and a note (cli/uncertainty.cpp)
   print_report(r);
 }
@@ -147,13 +158,15 @@ void setup_estimate(CLI::App& app) {
   gpuplan estimate --model llama-3.1-8b --method qlora --gpu rtx-4090
   gpuplan estimate --model qwen2.5-7b --method full --gpus 8 --sharding zero3 --checkpointing full
   gpuplan estimate --model-config ./config.json --method inference --micro-batch 16 --seq-len 8192
-  gpuplan estimate --params 7B --method lora --format json)");
+  gpuplan estimate --params 7B --method lora --format json
+  gpuplan estimate --model llama-3.1-8b --method qlora --tokens 200M --owned rtx-4090 --owned-utilization 30%)");
   add_workload_options(*cmd, f->workload);
   add_run_options(*cmd, f->run);
   add_offer_filter_options(*cmd, f->filter, false);
   cmd->add_option("--top", f->cost_rows, "How many of the cheapest offers to show")->capture_default_str();
   cmd->add_option("--cost-rows", f->cost_rows, "Old spelling of --top")->group("");  // hidden alias
   cmd->add_option("--gpu", f->gpu_names, "GPU to check (repeatable; default: every GPU in the catalogs)");
+  add_owned_offer_options(*cmd, f->owned);
   add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f] { run_estimate(*f); });
 }

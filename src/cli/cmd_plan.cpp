@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "cli/owned_offer.hpp"
 #include "cli/plan_launch.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
@@ -27,6 +28,7 @@ struct PlanFlags {
   WorkloadFlags workload;
   RunFlags run;
   OfferFlags filter;
+  OwnedOfferFlags owned;
   std::string objective = "cost", methods = "full,lora,qlora", precisions = "bf16", optimizers = "adamw,adamw-8bit";
   std::string pricings = "on-demand", checkpointing = "none,full", shardings = "ddp,zero2,fsdp";
   std::string micro_batches = "1,2,4,8,16,32";
@@ -118,7 +120,8 @@ PlanSpace build_space(const PlanFlags& f, const Workload& base) {
 }
 
 // The offers the search may use, each with its sheet-to-display rate.
-std::vector<PlanOffer> plan_offers(const PlanFlags& f, const Workload& base, const RunSettings& run) {
+// The owner's GPUs (--owned) are one more, one machine at most, whatever the filters keep.
+std::vector<PlanOffer> plan_offers(const PlanFlags& f, const Workload& base, const RunSettings& run, const std::optional<OwnedOffer>& owned) {
   const OfferFilter filter = build_offer_filter(f.filter, catalog());
   std::vector<PlanOffer> offers;
   for (const Provider& p : catalog().providers) {
@@ -129,11 +132,13 @@ std::vector<PlanOffer> plan_offers(const PlanFlags& f, const Workload& base, con
       if (g.found) offers.push_back({&o, &p, g.found, rate});
     }
   }
+  if (owned) offers.push_back(owned_plan_offer(*owned));
   if (offers.empty()) bad_flag("--provider", "no offer in the loaded sheets matches the filters");
   return offers;
 }
 
-PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workload& base, const RunSettings& run) {
+PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workload& base, const RunSettings& run,
+                        const std::optional<OwnedOffer>& owned) {
   if (f.objective != "cost" && f.objective != "time") bad_choice("--objective", f.objective, "cost, time");
   if (f.top < 1) bad_flag("--top", "expected 1 or more");
   if (f.global_batch < 0) bad_flag("--global-batch", "must not be negative");
@@ -149,7 +154,7 @@ PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workl
   in.run = run.spec;
   in.deadline_seconds = run.spec.bill.deadline_seconds;
   in.budget = run.budget;
-  in.offers = plan_offers(f, base, run);
+  in.offers = plan_offers(f, base, run, owned);
   // tokens: with --steps, size the run from the user's global batch at the base micro-batch.
   in.tokens = run.spec.tokens ? *run.spec.tokens
                               : *run.spec.steps * static_cast<double>(base.seq_len) *
@@ -217,13 +222,18 @@ void run_plan(const PlanFlags& f) {
   check_launch_engine(f.launch);
   const PlanSpace space = build_space(f, base);
   check_offload(space, base);
-  const PlanInputs in = build_inputs(f, rm, base, run);
+  const std::optional<OwnedOffer> owned = build_owned_offer(f.owned, run);
+  const PlanInputs in = build_inputs(f, rm, base, run, owned);
   check_size(space, in);
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
   io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top, {}};
   if (!res.best.empty()) v.pipeline = evaluate_candidate(in, space, res.best.front()).pipeline;
   Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v), io::plan_csv_table(v)};
   add_price_warnings(r, in, res, run);
+  if (owned) {
+    r.json["owned"] = owned_offer_json(*owned);
+    for (const auto& n : owned_offer_notes(*owned, run.currency)) r.notes.push_back(n);
+  }
   if (res.best.empty() || !res.best.front().feasible()) exit_code() = 1;
   if (!res.best.empty()) {
     const Candidate& best = res.best.front();
@@ -251,7 +261,8 @@ void setup_plan(CLI::App& app) {
   gpuplan plan --model llama-3.1-8b --tokens 1B --deadline 3d --budget 200
   gpuplan plan --model qwen2.5-7b --tokens 2B --methods full --objective time --max-nodes 4
   gpuplan plan --model llama-3.1-8b --tokens 500M --global-batch 64 --emit deepspeed --out ds_config.json
-  gpuplan plan --model llama-3.1-8b --tokens 500M --currency INR --region india --emit skypilot)");
+  gpuplan plan --model llama-3.1-8b --tokens 500M --currency INR --region india --emit skypilot
+  gpuplan plan --model llama-3.1-8b --tokens 200M --methods qlora --owned rtx-4090 --owned-utilization 30%)");
   add_workload_options(*cmd, f->workload);
   remove_option(*cmd, "--kv-cache-dtype");  // plan searches training: there is no KV cache to size
   add_run_options(*cmd, f->run);
@@ -270,6 +281,7 @@ void setup_plan(CLI::App& app) {
   cmd->add_option("--global-batch", f->global_batch, "Sequences per optimizer step to keep (default: free)");
   cmd->add_option("--top", f->top, "Runners-up to show")->capture_default_str();
   add_launch_options(*cmd, f->launch);
+  add_owned_offer_options(*cmd, f->owned);
   add_common_options(*cmd, kCatalogs | kProfile);
   cmd->callback([f, cmd] {
     PlanFlags g = *f;

@@ -199,7 +199,7 @@ Exit status: 0 when some fleet meets --max-p95-queue, 1 when none does, 2 on bad
 With --burst-after 0 and the default --owned, the cheapest fleet is buy-vs-rent --demand FILE's verdict.
 The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent's, with its defaults.)");
   cmd->add_option("file", f->file, "sacct --parsable2 output or a CSV of jobs (as gpuplan demand reads)")->required();
-  cmd->add_option("--owned", f->owned, "Owned GPU counts to try: FROM:TO:STEP or a list (default: 0, then whole builds of --gpus-per-build up to the log's peak)");
+  cmd->add_option("--owned", f->owned, "Owned GPU counts of --gpu to try: FROM:TO:STEP or a list, e.g. 0,8,16 (default: 0, then whole builds of --gpus-per-build up to the log's peak; estimate, compare and plan take --owned GPU[xN] instead)");
   cmd->add_option("--burst-after", f->burst_after, "Waits after which a queued job bursts to the cloud, e.g. 0,30m,2h,never")
       ->capture_default_str();
   cmd->add_option("--max-p95-queue", f->max_p95, "Target: p95 queue time over all jobs, e.g. 4h")->required();

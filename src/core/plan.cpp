@@ -94,6 +94,7 @@ void score_offers(Search& s, Candidate c, const PreparedJob& job) {
   for (std::size_t k = 0; k < s.in.offers.size(); ++k) {
     const PlanOffer& po = s.in.offers[k];
     if (!instance_count_allowed(s.space, c.gpus, po.offer->gpus)) continue;
+    if (po.max_instances > 0 && (c.gpus + std::max(1, po.offer->gpus) - 1) / std::max(1, po.offer->gpus) > po.max_instances) continue;
     // A tensor-parallel group talks every layer: keep it inside one instance.
     if (job.workload.tensor_parallel > std::max(1, po.offer->gpus)) continue;
     if (job.per_gpu_bytes > static_cast<double>(po.gpu->usable_bytes())) continue;

@@ -212,6 +212,18 @@ MonthlyCost option_cost(int owned, int fleet, const Demand& d, const OwnedTerms&
   return m;
 }
 
+std::optional<OwnedHourCost> owned_hour_cost(const MonthlyCost& m) {
+  if (!(m.owned_gpu_hours > 0)) return std::nullopt;
+  return OwnedHourCost{(m.capital + m.running) / m.owned_gpu_hours, (m.power + m.maintenance) / m.owned_gpu_hours};
+}
+
+MonthlyCost owned_month(int gpus, double utilisation, const OwnedTerms& o, int horizon_months) {
+  const int n = std::max(1, gpus);
+  // Steady demand within the owned capacity: nothing is left to rent, so no rent terms are needed.
+  const double busy = std::clamp(utilisation, 0.0, 1.0) * n * kMonth;
+  return option_cost(n, n, steady_demand(busy), o, RentTerms{}, horizon_months);
+}
+
 double Decision::monthly(int owned) const {
   const CurvePoint* best = nullptr;
   for (const auto& p : curve)

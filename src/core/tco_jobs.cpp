@@ -106,18 +106,21 @@ JobTcoAnalysis analyse_tco_jobs(const TcoInputs& in, const std::vector<ReplayJob
     a.partial = cost_at(*partial);
   }
   a.partial_rents = a.partial && a.partial->rent > 0;
-  const int months = std::max(1, in.horizon_months);
+  // The owner's terms and horizon are the ones the fleets were priced with (terms), so the
+  // payback and the chart's capex are those of the months above.
+  const int months = std::max(1, terms.horizon_months);
+  const OwnedTerms& owner = terms.owned;
   a.payback_owned = a.decision.owned_gpus > 0 ? a.decision.owned_gpus : a.buy.owned_gpus;
   const MonthlyCost& payer = a.decision.owned_gpus > 0 ? a.choice : a.buy;
-  a.payback_months = payback_months(payer, a.rent, capex_for(a.payback_owned, in.owned, months));
+  a.payback_months = payback_months(payer, a.rent, capex_for(a.payback_owned, owner, months));
   for (std::size_t i = 0; i < opts.size(); ++i) {
     TcoCurveRow r{a.decision.curve[i], cost_at(i), 0};
     if (r.point.owned_gpus > 0) r.owned_use = opts[i].replay.owned_busy_gpu_hours / opts[i].month.months / (r.point.owned_gpus * kHoursPerMonth);
     a.curve.push_back(r);
   }
   a.cumulative_rent = cumulative_cost(a.rent, Capex{}, months);
-  a.cumulative_buy = cumulative_cost(a.buy, capex_for(a.buy.owned_gpus, in.owned, months), months);
-  if (a.partial_owned) a.cumulative_partial = cumulative_cost(*a.partial, capex_for(*a.partial_owned, in.owned, months), months);
+  a.cumulative_buy = cumulative_cost(a.buy, capex_for(a.buy.owned_gpus, owner, months), months);
+  if (a.partial_owned) a.cumulative_partial = cumulative_cost(*a.partial, capex_for(*a.partial_owned, owner, months), months);
   return out;
 }
 

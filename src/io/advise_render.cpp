@@ -10,7 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 json tco_numbers(const TcoAnalysis& t) {

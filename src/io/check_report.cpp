@@ -13,7 +13,7 @@ namespace {
 
 nlohmann::json opt_json(bool present, double v) { return present ? nlohmann::json(v) : nlohmann::json(); }
 
-std::string signed_num(double v) { return (v >= 0 ? "+" : "") + num(v, 2); }
+std::string signed_money(double v, const std::string& currency) { return (v >= 0 ? "+" : "") + money_amount(v, currency, 2); }
 
 double cost_of(const CheckedSpec* s) { return s ? s->check.cost : 0; }
 
@@ -192,14 +192,16 @@ Table diff_table(const DiffReport& r) {
     const CheckedSpec *b = d.before, *a = d.after;
     const double cb = cost_of(b), ca = cost_of(a);
     const std::string change = change_of(d);
-    t.rows.push_back({d.name, change, b ? num(cb, 2) : "-", a ? num(ca, 2) : "-", signed_num(ca - cb),
+    t.rows.push_back({d.name, change, b ? money_amount(cb, r.currency, 2) : "-", a ? money_amount(ca, r.currency, 2) : "-",
+                      signed_money(ca - cb, r.currency),
                       b ? num(b->check.wall_seconds / 3600, 1) : "-", a ? num(a->check.wall_seconds / 3600, 1) : "-",
                       a ? num(a->per_gpu_bytes / kGiB, 1) : "-"});
     t.csv_rows.push_back({d.name, change, b ? raw(cb) : "", a ? raw(ca) : "", raw(ca - cb), b ? raw(b->check.wall_seconds) : "",
                           a ? raw(a->check.wall_seconds) : "", a ? std::to_string(bytes_int(a->per_gpu_bytes)) : ""});
   }
   const auto [total_before, total_after] = totals(r);
-  t.rows.push_back({"total", "", num(total_before, 2), num(total_after, 2), signed_num(total_after - total_before), "", "", ""});
+  t.rows.push_back({"total", "", money_amount(total_before, r.currency, 2), money_amount(total_after, r.currency, 2),
+                    signed_money(total_after - total_before, r.currency), "", "", ""});
   t.csv_rows.push_back({"total", "", raw(total_before), raw(total_after), raw(total_after - total_before), "", "", ""});
   return t;
 }

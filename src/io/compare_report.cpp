@@ -36,7 +36,7 @@ Table sheets_table(const CompareReport& r) {
     }
     const double diff = difference(r, *b);
     const double base = r.set.priced.front().sort_cost();
-    t.rows.push_back({s.path, b->provider->id, b->offer->id, num(b->per_million_tokens, 2), b->total ? num(*b->total, 2) : "-",
+    t.rows.push_back({s.path, b->provider->id, b->offer->id, money_amount(b->per_million_tokens, r.run.currency, 2), b->total ? money_amount(*b->total, r.run.currency, 2) : "-",
                       diff == 0 ? "best" : "+" + num(diff, 2) + (base > 0 ? " (+" + num(100 * diff / base, 0) + "%)" : "")});
   }
   return t;

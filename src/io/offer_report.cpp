@@ -151,12 +151,12 @@ Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& ru
                                     p.offer->id + (p.same_price_regions ? " (+" + std::to_string(p.same_price_regions) + " regions)" : ""),
                                     p.offer->gpu, run_as(p),
                                     num(e.time.tokens_per_second, 0), training ? num(100 * e.time.mfu, 0) + "%" : "-",
-                                    money(p.rate_per_hour), money(p.per_million_tokens)};
+                                    money(p.rate_per_hour, cur), money(p.per_million_tokens, cur)};
     std::vector<std::string> csv = {p.provider->id, p.offer->id, p.offer->gpu, std::to_string(e.workload.gpus),
                                     to_string(e.workload.sharding), raw(e.time.tokens_per_second), training ? raw(e.time.mfu) : "",
                                     raw(p.rate_per_hour), raw(p.per_million_tokens)};
     if (totals) {
-      std::string total = p.total ? money(*p.total) : "-";
+      std::string total = p.total ? money(*p.total, cur) : "-";
       if (p.meets_budget && !*p.meets_budget) total += " (over budget)";
       if (p.meets_deadline && !*p.meets_deadline) total += " (late)";
       row.insert(row.end(), {e.cost ? duration(e.cost->wall_seconds) : "-", total});

@@ -48,7 +48,7 @@ std::vector<std::string> pipeline_notes(const std::string& offer_key, const Pipe
   std::vector<std::string> out{line};
   if (f.bound != PipelineBound::none)
     out.push_back("warning: " + pipeline_bound_text(f) +
-                  "; the wall time and cost shown include it (seed 000: fix the data pipeline before buying compute)");
+                  "; the wall time and cost shown include it (fix the data pipeline before buying compute: a faster GPU would wait on it too)");
   return out;
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 using PlanView = PlanReport;
 
-std::string money(double v, const std::string& cur) { return num(v, v >= 100 ? 0 : 2) + " " + cur; }
+std::string plan_money(double v, const std::string& cur) { return money_text(v, cur, v >= 100 ? 0 : 2); }
 std::string hours(double s) { return s < 3600 ? num(s / 60, 0) + " min" : num(s / 3600, 1) + " h"; }
 
 nlohmann::json candidate_json(const PlanView& v, const Candidate& c) {
@@ -83,7 +83,7 @@ Table candidates_table(const PlanView& v, const std::string& title, const std::v
     const char* pricing = to_string(v.space.pricings[c.pricing]);
     t.rows.push_back({to_string(w.method), std::string(to_string(w.precision)) + "/" + to_string(w.optimizer), to_string(w.checkpointing),
                       std::to_string(c.micro_batch) + "x" + std::to_string(c.grad_accum), gpus_text(c.gpus, w),
-                      po.offer->key(), pricing, num(c.per_gpu_bytes / kGiB, 1), hours(c.wall_seconds), money(c.cost, v.currency)});
+                      po.offer->key(), pricing, num(c.per_gpu_bytes / kGiB, 1), hours(c.wall_seconds), plan_money(c.cost, v.currency)});
     t.csv_rows.push_back({to_string(w.method), to_string(w.precision), to_string(w.optimizer), to_string(w.checkpointing),
                           std::to_string(c.micro_batch), std::to_string(c.grad_accum), std::to_string(c.gpus), to_string(w.sharding),
                           po.offer->key(), pricing, std::to_string(std::llround(c.per_gpu_bytes)), raw(c.wall_seconds), raw(c.cost)});
@@ -101,7 +101,7 @@ std::vector<std::string> why_none(const PlanView& v) {
     return why;
   }
   if (in.budget && res.cheapest->cost > *in.budget)
-    why.push_back("the cheapest plan that fits costs " + money(res.cheapest->cost, v.currency) + ", budget " + money(*in.budget, v.currency));
+    why.push_back("the cheapest plan that fits costs " + plan_money(res.cheapest->cost, v.currency) + ", budget " + plan_money(*in.budget, v.currency));
   if (in.deadline_seconds && res.fastest->wall_seconds > *in.deadline_seconds)
     why.push_back("the fastest plan misses the deadline by " + hours(res.fastest->wall_seconds - *in.deadline_seconds));
   if (why.empty()) why.push_back("no single plan meets both the budget and the deadline (the cheap ones are slow, the fast ones dear)");
@@ -112,7 +112,7 @@ std::string alternative_text(const PlanView& v, const SettingAlternative& a, con
   std::string part = a.value + ": ";
   if (!a.best) return part + "no plan fits within the limits";
   if (v.in.objective == Objective::cost)
-    return part + "best costs " + money(a.best->cost, v.currency) + " (" + num(a.best->cost / std::max(best.cost, 1e-9), 2) + "x)";
+    return part + "best costs " + plan_money(a.best->cost, v.currency) + " (" + num(a.best->cost / std::max(best.cost, 1e-9), 2) + "x)";
   return part + "best takes " + hours(a.best->wall_seconds) + " (" + num(a.best->wall_seconds / std::max(best.wall_seconds, 1e-9), 2) + "x)";
 }
 
@@ -139,7 +139,7 @@ std::vector<std::vector<std::string>> reasons(const PlanView& v, const Candidate
                                                 std::to_string(v.in.global_batch) + " sequences"
                                           : "the best micro-batch searched (no --global-batch to keep)"});
     rows.push_back({"offer", bo.offer->key() + " (" + bo.offer->gpu + ")",
-                    "priced " + std::string(to_string(v.space.pricings[best.pricing])) + " at " + money(best.cost, v.currency) + " for the run"});
+                    "priced " + std::string(to_string(v.space.pricings[best.pricing])) + " at " + plan_money(best.cost, v.currency) + " for the run"});
   }
   return rows;
 }
@@ -169,7 +169,7 @@ Table outcome_table(const PlanView& v, const Candidate& best) {
   add("step", num(best.step_seconds, 2) + " s, MFU " + num(100 * best.mfu, 0) + "%", "step_seconds", best.step_seconds, "s");
   add("wall time", hours(best.wall_seconds) + (v.in.deadline_seconds ? " (deadline " + hours(*v.in.deadline_seconds) + ")" : ""),
       "wall_seconds", best.wall_seconds, "s");
-  add("cost", money(best.cost, v.currency) + (v.in.budget ? " (budget " + money(*v.in.budget, v.currency) + ")" : ""), "cost",
+  add("cost", plan_money(best.cost, v.currency) + (v.in.budget ? " (budget " + plan_money(*v.in.budget, v.currency) + ")" : ""), "cost",
       best.cost, v.currency);
   if (v.space.pricings[best.pricing] == Pricing::spot)
     add("spot",

@@ -35,10 +35,11 @@ Table purchase_table(const PurchaseReport& r, const std::string& currency) {
   t.align[0] = t.align[1] = t.align[2] = Align::left;
   for (const auto& l : r.lines) {
     const double duty = l.cost.basic_duty + l.cost.sws;
-    std::vector<std::string> row = {l.what, l.price_basis, l.terms, num(l.cost.pre_tax, 0), num(duty, 0), num(l.cost.gst, 0)};
+    auto m = [&](double v) { return money_amount(v, currency, 0); };
+    std::vector<std::string> row = {l.what, l.price_basis, l.terms, m(l.cost.pre_tax), m(duty), m(l.cost.gst)};
     std::vector<std::string> csv = {l.what, l.price_basis, l.terms, num(l.cost.pre_tax, 2), num(duty, 2), num(l.cost.gst, 2)};
-    if (credit) row.push_back(num(l.cost.gst_recovered, 0)), csv.push_back(num(l.cost.gst_recovered, 2));
-    row.push_back(num(l.cost.total, 0));
+    if (credit) row.push_back(m(l.cost.gst_recovered)), csv.push_back(num(l.cost.gst_recovered, 2));
+    row.push_back(m(l.cost.total));
     csv.push_back(num(l.cost.total, 2));
     t.rows.push_back(row);
     t.csv_rows.push_back(csv);

@@ -12,7 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 std::string hours(double h) { return std::isinf(h) ? "never runs" : num(h, 2) + " h"; }
 json finite(double v) { return std::isinf(v) ? json(nullptr) : json(v); }
 

@@ -24,8 +24,8 @@ std::string rate_text(double rps) {
   return fixed(rps * 86400, 1) + " req/day";
 }
 
-std::string serving_money(double v) {
-  return v >= 100 ? fixed(v, 0) : v >= 1 ? fixed(v, 2) : v >= 0.01 ? fixed(v, 4) : fixed(v, 6);
+std::string serving_money(double v, const std::string& currency) {
+  return money_amount(v, currency, v >= 100 ? 0 : v >= 1 ? 2 : v >= 0.01 ? 4 : 6);
 }
 
 json serving_option_json(const ServingOption& r, const ServeRowContext& c) {
@@ -93,8 +93,8 @@ Table serving_options_table(const std::vector<ServingOption>& rows, const std::s
     t.rows.push_back({r.where.offer->key(), r.where.offer->gpu, std::to_string(r.tp), std::to_string(r.fleet.replicas),
                       std::to_string(r.plan.operating_batch), fixed(100 * r.fleet.utilization, 0) + "%",
                       fixed(r.plan.tokens_per_second / r.tp, 0), ms(r.fleet.ttft_seconds), ms(r.fleet.at_peak.tpot_seconds),
-                      r.fleet.meets_latency ? "yes" : "no", serving_money(r.cost.per_month),
-                      serving_money(r.cost.per_million_output_tokens), serving_money(r.cost.per_request)});
+                      r.fleet.meets_latency ? "yes" : "no", serving_money(r.cost.per_month, currency),
+                      serving_money(r.cost.per_million_output_tokens, currency), serving_money(r.cost.per_request, currency)});
     t.csv_rows.push_back({r.where.provider->id, r.where.offer->id, r.where.offer->gpu, std::to_string(r.tp),
                           std::to_string(r.fleet.replicas), std::to_string(r.plan.operating_batch), raw(r.fleet.utilization),
                           raw(r.plan.tokens_per_second / r.tp), raw(r.fleet.ttft_seconds), raw(r.fleet.at_peak.tpot_seconds),

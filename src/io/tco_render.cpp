@@ -16,7 +16,6 @@ namespace {
 using nlohmann::json;
 constexpr double kMonth = tco_defaults::kHoursPerMonth;
 
-std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 std::string pct(double share, int decimals = 0) { return num(share * 100, decimals) + "%"; }
 std::string count(int n) { return std::to_string(n); }
 std::string plural(int n) { return n > 1 ? "s" : ""; }
@@ -41,6 +40,7 @@ struct Words {
   std::string demand = num(c.hours_per_month, 0) + " GPU-h/month (" + pct(c.hours_per_month / (n * kMonth)) + " of " + count(n) +
                        " GPU" + plural(n) + ")";
   std::string m(double v) const { return money_text(v, c.currency); }
+  std::string amount(double v, int decimals = 2) const { return money_amount(v, c.currency, decimals); }  // a column names the currency
 };
 
 // With a job log: the fleets were replayed job by job, so no "if the work can be spread".
@@ -151,9 +151,14 @@ void alternative_reasons(const Words& w, std::vector<std::string>& out) {
 }
 
 json cost_json(const MonthlyCost& m, const char* option) {
+  // What an owned GPU-hour costs in this option (owned_hour_cost: the figure --owned prices
+  // estimate, compare and plan's owned offer at); null when it owns nothing.
+  const auto hour = owned_hour_cost(m);
   return {{"owned_gpus", m.owned_gpus}, {"capital", m.capital}, {"power", m.power}, {"maintenance", m.maintenance},
           {"failures", m.failures}, {"colo", m.colo}, {"ops", m.ops}, {"rent", m.rent}, {"total", m.total},
-          {"owned_gpu_hours", m.owned_gpu_hours}, {"rented_gpu_hours", m.rented_gpu_hours}, {"option", option}};
+          {"owned_gpu_hours", m.owned_gpu_hours}, {"rented_gpu_hours", m.rented_gpu_hours}, {"option", option},
+          {"owned_cost_per_gpu_hour", hour ? json(hour->full) : json(nullptr)},
+          {"owned_marginal_cost_per_gpu_hour", hour ? json(hour->marginal) : json(nullptr)}};
 }
 
 json offer_json(const RentOffer& o, Pricing p) {
@@ -271,8 +276,8 @@ Table monthly_table(const Words& w) {
   t.droppable = {1, 5};  // the option's name says what it owns; colo+ops is often zero
   t.cuttable = {0};      // long offer ids in option names; JSON and --wide keep them
   auto row = [&](const std::string& name, const MonthlyCost& m) {
-    t.rows.push_back({name, count(m.owned_gpus), num(m.capital, 2), num(m.power, 2), num(m.maintenance + m.failures, 2),
-                      num(m.colo + m.ops, 2), num(m.rent, 2), num(m.total, 2), num(m.total * w.months, 2)});
+    t.rows.push_back({name, count(m.owned_gpus), w.amount(m.capital), w.amount(m.power), w.amount(m.maintenance + m.failures),
+                      w.amount(m.colo + m.ops), w.amount(m.rent), w.amount(m.total), w.amount(m.total * w.months)});
   };
   row("rent: " + w.rent_label, a.rent);
   row("buy: " + w.own, a.buy);
@@ -303,7 +308,7 @@ Table curve_table(const Words& w) {
     const CurvePoint& p = r.point;
     const std::string mark = p.owned_gpus == d.owned_gpus ? " <- verdict" : p.owned_gpus == d.cheapest_owned ? " <- cheapest" : "";
     t.rows.push_back({count(p.owned_gpus), p.owned_gpus ? pct(r.owned_use) : "-", num(r.cost.rented_gpu_hours, 0),
-                      p.feasible ? num(p.monthly, 2) : "infeasible", bar(top > 0 ? p.monthly / top : 0, 24) + mark});
+                      p.feasible ? w.amount(p.monthly) : "infeasible", bar(top > 0 ? p.monthly / top : 0, 24) + mark});
   }
   return t;
 }
@@ -314,7 +319,7 @@ Table reserved_table(const Words& w) {
   t.columns = {"term", "offer", "committed", "on-demand at demand", "pays above", "verdict"};
   t.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::left};
   for (const auto& c : w.a.commitments)
-    t.rows.push_back({to_string(c.check.term), c.offer->key(), num(c.check.committed_per_month, 2), num(c.check.on_demand_per_month, 2),
+    t.rows.push_back({to_string(c.check.term), c.offer->key(), w.amount(c.check.committed_per_month), w.amount(c.check.on_demand_per_month),
                       pct(c.check.break_even_utilisation, 1),
                       std::string(c.check.pays ? "commit" : "stay on-demand") +
                           (c.check.term_months > w.months ? " (term " + count(c.check.term_months) + " mo > horizon)" : "")});
@@ -322,8 +327,8 @@ Table reserved_table(const Words& w) {
 }
 
 // The verdict at one end with what it owns, and owning that many minus renting: negative where owning wins.
-std::string sensitivity_cell(const Decision& d, double diff, int compared) {
-  const std::string signed_diff = (diff >= 0 ? "+" : "") + num(diff, 2);
+std::string sensitivity_cell(const Words& w, const Decision& d, double diff, int compared) {
+  const std::string signed_diff = (diff >= 0 ? "+" : "") + w.amount(diff);
   if (d.verdict == Verdict::rent) return "RENT (own " + count(compared) + ": " + signed_diff + ")";
   return std::string(to_string(d.verdict)) + " " + count(d.owned_gpus) + " (" + signed_diff + ")";
 }
@@ -342,8 +347,8 @@ Table sensitivity_table(const Words& w) {
       flips += (flips.empty() ? "" : "; ") + std::string(to_string(*v)) + " " + word + " " + factor_value(x.factor, *m, w.in, w.a, w.c);
     }
     t.rows.push_back({factor_label(x.factor), factor_value(x.factor, 1.0, w.in, w.a, w.c),
-                      sensitivity_cell(x.low, x.low_buy_minus_rent, x.low_compared_owned),
-                      sensitivity_cell(x.high, x.high_buy_minus_rent, x.high_compared_owned), flips.empty() ? "not in range" : flips});
+                      sensitivity_cell(w, x.low, x.low_buy_minus_rent, x.low_compared_owned),
+                      sensitivity_cell(w, x.high, x.high_buy_minus_rent, x.high_compared_owned), flips.empty() ? "not in range" : flips});
   }
   return t;
 }
@@ -365,7 +370,7 @@ Table chart_table(const Words& w) {
   for (int m = 0; m <= w.months; m += step) {
     auto cell = [&](const std::vector<double>& v) {
       const std::string b = bar(top > 0 ? v[static_cast<std::size_t>(m)] / top : 0, 16);
-      return b + (b.empty() ? "" : " ") + num(v[static_cast<std::size_t>(m)], 0);
+      return b + (b.empty() ? "" : " ") + w.amount(v[static_cast<std::size_t>(m)], 0);
     };
     std::vector<std::string> cells = {count(m), cell(a.cumulative_rent), cell(a.cumulative_buy)};
     if (partial) cells.push_back(cell(a.cumulative_partial));
@@ -376,18 +381,6 @@ Table chart_table(const Words& w) {
 }
 
 }  // namespace
-
-std::string money_text(double amount, const std::string& currency, int decimals) {
-  const std::string digits = num(std::fabs(amount), decimals);
-  const auto dot = digits.find('.');
-  const std::string whole = digits.substr(0, dot), frac = dot == std::string::npos ? "" : digits.substr(dot);
-  std::string grouped;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) grouped += ',';
-    grouped += whole[i];
-  }
-  return (amount < 0 && std::fabs(amount) >= 0.5 * std::pow(10.0, -decimals) ? "-" : "") + grouped + frac + " " + currency;
-}
 
 std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c) {
   const Words w{in, a, c};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuplan/tco_analysis.hpp"
+#include "io/format.hpp"  // money_text
 #include "io/render.hpp"
 
 namespace gpuplan::io {
@@ -25,8 +26,6 @@ struct TcoContext {
   double peak_gpus = -1;               // the log's most GPUs busy at once; < 0: the demand periods' peak
 };
 
-// "1,234.56 USD".
-std::string money_text(double amount, const std::string& currency, int decimals = 2);
 
 std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c);
 nlohmann::json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons);

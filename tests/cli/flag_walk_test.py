@@ -54,7 +54,7 @@ providers:
 
 
 # Flags that change how a table looks or where output goes, never what is computed.
-DISPLAY_ONLY = {"--help", "--format", "--wide", "--no-color", "--quiet", "--out", "--html"}
+DISPLAY_ONLY = {"--help", "--format", "--wide", "--no-color", "--quiet", "--out", "--html", "--grouping"}
 # (command, flag) pairs that only add or cut table rows: the JSON always carries every row.
 # Flags whose effect needs state this test does not make, each with the test that covers it.
 COVERED_ELSEWHERE = {"--offline": "changes prices only over a `prices update` cache: tests/cli/prices_update_test.sh",
@@ -316,6 +316,26 @@ COMMAND_ROWS.update({
     ("advise", "--inference-gpus"): R(["--inference-gpus", "8"], ctx=["--low-latency-inference", "yes", "--inference-gpus", "2"]),
     ("advise", "--low-latency-inference"): R(["--low-latency-inference", "yes", "--inference-gpus", "2"]),
 })
+# --owned GPU[xN] of estimate, compare and plan, and the owner's flags it reads (buy-vs-rent's):
+# each with the owned offer present; its figures are in the JSON's "owned".
+OWNED = ["--owned", "rtx-4090", "--owned-utilization", "30%"]
+OWNED_ROWS = {
+    "--owned": R(OWNED),
+    "--owned-utilization": R(["--owned-utilization", "90%"], ctx=OWNED),
+    "--owned-marginal": R(["--owned-marginal"], ctx=OWNED),
+    "--gpus-per-build": R(["--gpus-per-build", "1"], ctx=["--owned", "rtx-4090x2", "--owned-utilization", "30%"]),
+    "--buyer-country": R(["--buyer-country", "IN"], ctx=OWNED),
+    "--purchase": R(["--purchase", "incl-gst"], ctx=OWNED + ["--buyer-country", "IN"]),
+    "--hs-code": R(["--hs-code", "8471"], ctx=OWNED + ["--buyer-country", "IN", "--purchase", "import"]),
+    "--customs-duty": R(["--customs-duty", "30%"], ctx=OWNED + ["--buyer-country", "IN", "--purchase", "import"]),
+}
+for flag in ("--horizon", "--gpu-price", "--rest-of-machine", "--power-price", "--load-factor", "--idle-power", "--pue", "--maintenance",
+             "--failure-rate", "--colo", "--ops-hours-per-month", "--engineer-rate", "--resale", "--financing"):
+    t = TCO_ROWS[flag]
+    OWNED_ROWS[flag] = R(t["set"], ctx=OWNED + t["ctx"])
+for cmd in ("estimate", "compare", "plan"):
+    for flag, r in OWNED_ROWS.items():
+        COMMAND_ROWS[(cmd, flag)] = r
 SERVE_ROWS = {
     "--route": R(["--route", "small=llama-3.2-1b:70%,large=llama-3.1-8b"], drop_with=["--model"]),
     "--requests-per-second": R(["--requests-per-second", "50"]),

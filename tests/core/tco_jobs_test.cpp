@@ -80,9 +80,15 @@ TEST_CASE("jobs are not divisible: an 8-GPU job cannot run on 5 owned GPUs", "[t
   CHECK(j.analysis.rent.total == Approx(5840));
   CHECK(j.analysis.partial_owned == 5);
   CHECK(j.analysis.partial_rents);
-  // The cumulative series (buy-vs-rent's chart) is not checked here: this fixture prices the
-  // fleet through FleetCostTerms but leaves TcoInputs::owned empty, so the chart's capex is 0.
-  // Open item in issue #33: derive both from one owner's-cost input.
+  // The cumulative chart pays the fleet's price at month 0 from the terms the fleets were priced
+  // with (TcoInputs::owned is left empty here): 8 x 730 up front, no running cost, no resale, so
+  // after the horizon it has spent what 36 of its months cost.
+  REQUIRE(j.analysis.cumulative_buy.size() == 37);
+  CHECK(j.analysis.cumulative_buy.front() == Approx(8 * 730.0));
+  CHECK(j.analysis.cumulative_buy.back() == Approx(36 * j.analysis.buy.total));
+  CHECK(j.analysis.cumulative_rent.back() == Approx(36 * 5840.0));
+  REQUIRE(j.analysis.payback_months);
+  CHECK(*j.analysis.payback_months == Approx(8 * 730.0 / 5840));
 }
 
 TEST_CASE("the verdict is the cheapest replayed fleet, and names what it rents", "[tco_jobs]") {

@@ -386,3 +386,31 @@ TEST_CASE("bursts rent the cheapest shape listed", "[tco]") {
   CHECK(wide.rent == Approx(1600.00).margin(kCent));
   CHECK(wide.rent_offer == 0);
 }
+
+TEST_CASE("an owned GPU-hour costs the owned month over the hours it served", "[tco]") {
+  // One 450 W GPU at 3650, kept 10 months, no resale: 365 a month of capital. Busy half of a
+  // 730-hour month (365 h) at 1 x TDP, PUE 1, no idle draw, 0.20 a kWh: 365 x 0.45 x 0.20 =
+  // 32.85 of power. Maintenance 12% a year of 3650: 36.50 a month.
+  OwnedTerms o;
+  o.gpu_price = 3650;
+  o.gpus_per_build = 1;
+  o.tdp_watts = 450;
+  o.load_factor = 1;
+  o.pue = 1;
+  o.power_price_per_kwh = 0.20;
+  o.maintenance_per_year = 0.12;
+  o.resale_kept_per_year = 0;
+  const MonthlyCost m = owned_month(1, 0.5, o, 10);
+  CHECK(m.owned_gpu_hours == Approx(365));
+  CHECK(m.rent == 0);
+  const auto h = owned_hour_cost(m);
+  REQUIRE(h);
+  CHECK(h->full == Approx((365 + 32.85 + 36.50) / 365));  // 1.19
+  CHECK(h->marginal == Approx((32.85 + 36.50) / 365));    // 0.19
+  // The same month buy-vs-rent prices for owning that GPU at that demand.
+  const MonthlyCost same = option_cost(1, 1, steady_demand(365), o, RentTerms{}, 10);
+  CHECK(owned_hour_cost(same)->full == h->full);
+  // Twice the GPUs at the same use cost the same per hour; an owner who serves nothing has no hourly cost.
+  CHECK(owned_hour_cost(owned_month(2, 0.5, o, 10))->full == Approx(h->full));
+  CHECK_FALSE(owned_hour_cost(option_cost(1, 1, steady_demand(0), o, RentTerms{}, 10)));
+}
