@@ -153,8 +153,8 @@ void add_combined(Report& rep, const std::vector<RouteResult>& results, const Se
                           {"cost_per_million_output_tokens", tokens > 0 ? month / tokens * 1e6 : 0.0},
                           {"cost_per_request", requests > 0 ? month / requests : 0.0}};
   if (!f.route.empty())
-    rep.notes.push_back("routed total: " + io::serving_money(month) + " " + s.run.currency + " a month, " +
-                        io::serving_money(month / tokens * 1e6) + " per 1M output tokens, " + io::serving_money(month / requests) +
+    rep.notes.push_back("routed total: " + io::serving_money(month, s.run.currency) + " " + s.run.currency + " a month, " +
+                        io::serving_money(month / tokens * 1e6, s.run.currency) + " per 1M output tokens, " + io::serving_money(month / requests, s.run.currency) +
                         " per request (each route's cheapest offer)");
 }
 

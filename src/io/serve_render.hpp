@@ -27,6 +27,6 @@ Table serving_excluded_table(const ServingSearch& s);
 // "5.00 req/s", "12.0 req/hour", "3.0 req/day".
 std::string rate_text(double requests_per_second);
 // Money with as many decimals as a per-request figure needs.
-std::string serving_money(double v);
+std::string serving_money(double v, const std::string& currency);  // grouped as io/format.hpp says for the currency
 
 }  // namespace gpuplan::io

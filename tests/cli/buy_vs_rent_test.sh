@@ -168,7 +168,7 @@ H100=(--gpu h100-sxm --count 8 --utilisation 70% --catalog "$TMP/h100.yaml" --of
   --maintenance 5% --failure-rate 2% --colo 200/kW --ops-hours-per-month 20 --engineer-rate 100/h --resale 70%)
 expect 0 "sensitivity of a partial BUY" -- "$G" buy-vs-rent "${H100[@]}" --no-color
 has out 'Verdict: BUY: own 6 x h100-sxm of 8' "the verdict owns 6"
-has out 'power price +0\.100 USD/kWh +BUY 6 \(-[0-9.]+\) +BUY 6 \(-790\.32\)' "power row: BUY 6, negative"
+has out 'power price +0\.100 USD/kWh +BUY 6 \(-[0-9.,]+\) +BUY 6 \(-790\.32\)' "power row: BUY 6, negative"
 has out 'cloud price .*RENT \(own 6: \+[0-9.]+\)' "a RENT end compares the verdict's 6, positive"
 lacks out 'BUY( [0-9]+)? \(\+' "no BUY row with a positive owning-minus-renting"
 expect 0 "sensitivity json" -- "$G" buy-vs-rent "${H100[@]}" --format json

@@ -46,7 +46,7 @@ has out '"offer": "rtx-4090-x2"' "GPU[xN]: one machine of two"
 
 expect 0 "table" -- "$G" compare "${JOB[@]}" --owned rtx-4090 --owned-utilization 30% "${COST[@]}"
 has out '^owned +rtx-4090-x1' "a row for the owned card"
-has out "priced at the owner's cost" "the note says how it is priced"
+has out 'owned/rtx-4090-x1 \(1 GPU you own, busy 30%' "a note says how the owned GPU-hour is priced"
 
 expect 0 "estimate with the owned 4090" -- "$G" estimate "${JOB[@]}" --gpu h100-sxm --owned rtx-4090 --owned-utilization 30% "${COST[@]}" --format json
 has out '"provider": "owned"' "estimate lists it"
