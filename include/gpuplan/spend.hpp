@@ -3,6 +3,7 @@
 // forecast and the day a cap is (or will be) crossed, spend by month/team/user/experiment
 // against caps, cost per run and per million tokens, planned against actual, and alerts.
 // Pure: callers convert every amount to the policy's currency first.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,12 @@ struct SpendReport {
 // them (their max_cost is a cap on each run, checked against each of the period's records).
 SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
                                const std::vector<std::pair<std::string, double>>& months,
+                               const std::vector<ExperimentCheck>& planned, const std::string& as_of);
+// The same with each experiment's spend over its whole ledger to as_of already summed (by the
+// store); `ledger` then needs only the records of the period to as_of.
+SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
+                               const std::vector<std::pair<std::string, double>>& months,
+                               const std::map<std::string, double>& experiment_spent,
                                const std::vector<ExperimentCheck>& planned, const std::string& as_of);
 
 }  // namespace gpuplan

@@ -1,6 +1,7 @@
 // gpuplan report: the cost dashboard. Reads the ledger (any store) and the budget policy, and
 // optionally the experiment specs for planned-against-actual; prints a terminal summary, JSON or
 // CSV, and with --html writes one self-contained HTML page.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -57,7 +58,10 @@ io::Table groups_table(const std::string& title, const std::vector<SpendGroup>& 
 
 Report terminal_summary(const SpendReport& s) {
   Report r;
-  r.json = io::spend_report_json(s);
+  if (json_output()) {
+    r.json = io::spend_report_json(s);
+    return r;
+  }
   const MonthBurn& b = s.total;
   io::Table sum;
   sum.title = "Spend " + s.period + " as of " + s.as_of + " (" + s.currency + ")";
@@ -91,10 +95,13 @@ void run_report(const ReportFlags& f) {
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
   const std::string as_of = date_or_today(f.date);
   const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(f.specs, policy.currency);
-  // The whole ledger: the per-experiment cap counts an experiment's life, not one period.
-  const auto records = ledger_records(f.ledger, "", policy.currency);
-  const auto months = ledger_months(f.ledger, policy.currency);
-  const SpendReport s = build_spend_report(policy, records, months, specs, as_of);
+  // The period's records to as_of; the months and each experiment's spend over its life (the
+  // per-experiment cap counts an experiment's life, not one period) summed by the store.
+  const Period period = period_containing(as_of, policy.period);
+  const LedgerRead read =
+      read_ledger(f.ledger, {{"month", "", ""}, {"experiment", "", as_of}}, period.first, std::min(as_of, period.last), policy.currency);
+  const std::vector<std::pair<std::string, double>> months(read.sums[0].by_key.begin(), read.sums[0].by_key.end());
+  const SpendReport s = build_spend_report(policy, read.records, months, read.sums[1].by_key, specs, as_of);
   if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
   if (output_format() == Format::csv) {
     const std::string csv = io::spend_report_csv(s);
@@ -103,7 +110,7 @@ void run_report(const ReportFlags& f) {
   }
   Report r = terminal_summary(s);
   if (!f.html.empty()) r.notes.push_back("wrote " + f.html);
-  print_report(r);
+  print_report(std::move(r));
 }
 
 }  // namespace

@@ -29,6 +29,10 @@ inline constexpr LedgerRecordLimits kLedgerRecordLimits{};
 // ledger line (kMaxLedgerLineBytes) so every store can export it.
 void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
 
+// The part of that check covering what a spend sum reads (names, date, currency, cost): run on
+// every row a store sums without reading whole records.
+void check_summed_fields(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
+
 // Throws InputErrors (located at each record's `where`) when any record is bad; call before a write.
 void require_valid_records(const std::vector<LedgerRecord>& records);
 
