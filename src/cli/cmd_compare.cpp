@@ -79,7 +79,8 @@ void run_compare(const CompareFlags& f) {
   for (const auto& w : price_warnings(cr.set.priced, cr.run)) warn(w);
   cr.shown.assign(cr.set.priced.begin(), cr.set.priced.begin() + std::min<std::ptrdiff_t>(f.top, std::ssize(cr.set.priced)));
   if (cr.answer_is_no()) exit_code() = 1;
-  print_report({io::compare_json(cr), io::compare_tables(cr), io::compare_notes(cr), {}});
+  if (json_output()) print_report(Report{io::compare_json(cr), {}, {}, {}});
+  else print_report(Report{{}, io::compare_tables(cr), io::compare_notes(cr), {}});
 }
 
 }  // namespace

@@ -157,8 +157,8 @@ void run_replay(ReplayFlags f) {
   io::ReplayContext c{f.file, log.format, s.gpu->id, s.run.currency, *target.value / 3600, static_cast<int>(jobs.size()),
                       offer_names(s.in.rent), offer_names(s.spot)};
   Report r;
-  r.json = io::replay_json(sweep, c);
-  r.tables = io::replay_tables(sweep, c);
+  if (json_output()) r.json = io::replay_json(sweep, c);
+  else r.tables = io::replay_tables(sweep, c);
   r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
                     "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");
   r.notes.push_back(map.checkpointing.empty()
@@ -179,7 +179,7 @@ void run_replay(ReplayFlags f) {
     r.notes.push_back("no fleet replayed keeps p95 queue time under " + f.max_p95 + ": add owned GPUs or a shorter --burst-after");
     exit_code() = 1;
   }
-  print_report(r);
+  print_report(std::move(r));
 }
 
 }  // namespace
