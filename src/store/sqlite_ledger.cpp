@@ -168,18 +168,28 @@ class SqliteLedger : public LedgerStore {
   std::vector<SpendSums> sum_spend(const std::vector<SpendQuery>& queries) override {
     std::string first = "9999-99-99", last;
     for (const auto& q : queries) first = std::min(first, q.first), last = std::max(last, q.last.empty() ? "9999-99-99" : q.last);
-    Statement st(prepare(
-        "SELECT seq, date, experiment, team, user_name, provider, currency, cost FROM ledger WHERE date BETWEEN ?1 AND ?2 ORDER BY seq"));
+    // Only the key columns some query groups by are read (each one read costs about 10%).
+    LedgerRecord r;  // reused: its strings keep their buffers from row to row
+    std::string sql = "SELECT seq, date, currency, cost";
+    std::vector<std::string*> keys;
+    const std::pair<const char*, std::string*> kKeys[] = {
+        {"experiment", &r.experiment}, {"team", &r.team}, {"user", &r.user}, {"provider", &r.provider}};
+    for (const auto& [by, field] : kKeys)
+      if (std::any_of(queries.begin(), queries.end(), [&, by = by](const SpendQuery& q) { return q.by == by; })) {
+        sql += std::string(", ") + (std::string(by) == "user" ? "user_name" : by);
+        keys.push_back(field);
+      }
+    Statement st(prepare((sql + " FROM ledger WHERE date BETWEEN ?1 AND ?2 ORDER BY seq").c_str()));
     sqlite3_bind_text(st, 1, first.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, last.c_str(), -1, SQLITE_TRANSIENT);
     SpendAccumulator acc(queries);
-    LedgerRecord r;  // reused: its strings keep their buffers from row to row
     std::vector<InputError> bad;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      std::string* text[] = {&r.date, &r.experiment, &r.team, &r.user, &r.provider, &r.currency};
-      for (int i = 0; i < 6; ++i) assign_text(*text[i], st, i + 1);
-      r.cost = column_number(st, 7);
+      assign_text(r.date, st, 1);
+      assign_text(r.currency, st, 2);
+      r.cost = column_number(st, 3);
+      for (std::size_t i = 0; i < keys.size(); ++i) assign_text(*keys[i], st, static_cast<int>(i) + 4);
       // A row another tool wrote: refused where it sits (path:seq), as scan() refuses it.
       io::check_summed_fields(r, SourceLocation{path_, sqlite3_column_int(st, 0), 0}, bad);
       if (!bad.empty()) throw InputErrors(std::move(bad));
