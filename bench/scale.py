@@ -7,13 +7,18 @@ Workloads (small / big):
   compare  `compare --sheet` over a SkyPilot vms.csv whose every row is its own offer
            (100,000 / 1,000,000 rows; AWS's column layout, as bench/skypilot_1m.py --distinct)
   demand   `demand` on a job CSV (100,000 / 1,000,000 jobs, one year, 40 users, 8 teams, 10% failed)
+  sacct    `demand` on the same jobs as a Slurm `sacct --parsable2` log, each job followed by its
+           .batch step line (100,000 / 1,000,000 jobs: 200 MB of log at the big size)
   replay   `replay` on the same kind of log (20,000 / 200,000 jobs), default --owned sweep
   import   `ledger import` of JSON Lines into a fresh SQLite file (100,000 / 1,000,000 records)
   report   `ledger report --by team` on that SQLite file and on the JSON Lines file
+  html     `report --html` (the dashboard, a policy with caps) on that SQLite file, as of 2026-12-15
+  gate     `check` of examples/ci/passing against that SQLite file, as of 2026-12-15
   check    `check --quiet` over spec files (8,000 / 80,000)
 
-Wall time is spawn to exit; CPU time is user + system from /usr/bin/time, the steadier figure on a
-busy shared machine. Usage: bench/scale.py [--gpuplan build/gpuplan] [--runs 3] [--only compare demand ...] [--small]
+Wall time is spawn to exit; CPU time is user + system from /usr/bin/time, the steadier figure on
+a busy shared machine; load is the mean 1-minute load average before each run. Usage: bench/scale.py [--gpuplan build/gpuplan] [--runs 3] [--only compare demand ...] [--small]
+  (html and gate need import: --only import html gate)
   --small  divides every size by 10 (a smoke run; ctest does not run this script)
 Figures, not a test: the README's "Speed" section quotes one run of this script.
 """
@@ -65,6 +70,25 @@ def write_jobs(path, n):
                                                                      stamp(end), [1, 2, 4, 8][i % 4], STATES[i % 10]))
 
 
+def write_sacct(path, n):
+    """The jobs of write_jobs as `sacct --parsable2` lines, each with a .batch step."""
+    t0, span = 1767225600, 365 * 86400
+    with open(path, "w") as out:
+        out.write("JobID|JobName|Partition|Account|User|Submit|Start|End|Elapsed|AllocTRES|State\n")
+        for i in range(n):
+            submit = t0 + (i * 7919 % n) * span // n
+            start = submit + (i * 31 % 7200)
+            end = start + 600 + (i * 104729 % 72000)
+            g = [1, 2, 4, 8][i % 4]
+            times = "%s|%s|%s|00:00:00" % (stamp(submit), stamp(start), stamp(end))
+            out.write("%d|job%d|gpu|team%d|user%d|%s|billing=%d,cpu=%d,gres/gpu=%d,mem=64G,node=1|%s\n"
+                      % (i, i % 997, i % 8, i % 40, times, 8 * g, 8 * g, g, STATES[i % 10]))
+            out.write("%d.batch|batch||team%d||%s|cpu=%d,gres/gpu=%d,mem=64G,node=1|%s\n" % (i, i % 8, times, 8 * g, g, STATES[i % 10]))
+
+
+POLICY = "currency: USD\nperiod: month\ntotal: 500000\nper_experiment: 9000\nteams:\n  team1: 40000\nusers:\n  user3: 9000\n"
+
+
 def write_ledger(path, n):
     with open(path, "w") as out:
         for i in range(n):
@@ -97,8 +121,14 @@ def run(argv, prepare=None):
 
 
 def measure(argv, runs, prepare=None):
-    got = [run(argv, prepare) for _ in range(runs)]
-    return statistics.median(w for w, _, _ in got), statistics.median(c for _, c, _ in got), max(m for _, _, m in got)
+    """Medians of wall and CPU time, the largest peak RSS, and the mean 1-minute load average
+    seen before each run (the machine is shared: a figure is read with its load)."""
+    got, load = [], []
+    for _ in range(runs):
+        load.append(os.getloadavg()[0])
+        got.append(run(argv, prepare))
+    return (statistics.median(w for w, _, _ in got), statistics.median(c for _, c, _ in got), max(m for _, _, m in got),
+            statistics.mean(load))
 
 
 def main():
@@ -114,14 +144,23 @@ def main():
     tmp = tempfile.mkdtemp(prefix="gpuplan-scale-")
     env_cache = os.path.join(tmp, "cache")
     os.environ["XDG_CACHE_HOME"] = env_cache
-    rows = []  # (workload, size, median_s, rss_MiB, command)
+    rows = []  # (workload, size, wall_s, cpu_s, rss_MiB, load, command)
+    print("gpuplan at scale: median of %d runs per size; exponent = log(t_big/t_small)/log(size ratio)" % args.runs)
+    print("command: %s" % " ".join(["bench/scale.py"] + sys.argv[1:]))
+    print("%-14s %10s %10s %9s %9s %9s %9s %6s" % ("workload", "size", "wall_s", "cpu_s", "rss_MiB", "exp_wall", "exp_cpu", "load"), flush=True)
 
     def pair(name, sizes, make, argv_of, prepare_of=None):
         for size in sizes:
             make(size)
             argv = argv_of(size)
-            med, cpu, rss = measure(argv, args.runs, prepare_of(size) if prepare_of else None)
-            rows.append((name, size, med, cpu, rss, " ".join(a.replace(tmp, "$TMP") for a in argv)))
+            med, cpu, rss, load = measure(argv, args.runs, prepare_of(size) if prepare_of else None)
+            rows.append((name, size, med, cpu, rss, load, " ".join(a.replace(tmp, "$TMP") for a in argv)))
+            exp = ["", ""]
+            if len(rows) > 1 and rows[-2][0] == name:  # printed as measured: a long run shows its progress
+                ratio = math.log(size / rows[-2][1])
+                exp = ["%.2f" % (math.log(med / rows[-2][2]) / ratio),
+                       "%.2f" % (math.log(max(cpu, 0.01) / max(rows[-2][3], 0.01)) / ratio)]
+            print("%-14s %10d %10.3f %9.2f %9.1f %9s %9s %6.2f" % (name, size, med, cpu, rss, exp[0], exp[1], load), flush=True)
 
     try:
         job = ["--model", "llama-3.1-8b", "--method", "lora", "--tokens", "200M"]
@@ -131,11 +170,16 @@ def main():
         if want("demand"):
             pair("demand", [100000 // div, 1000000 // div], lambda n: write_jobs("%s/jobs_%d.csv" % (tmp, n), n),
                  lambda n: [gp, "demand", "%s/jobs_%d.csv" % (tmp, n)])
+        if want("sacct"):
+            pair("sacct", [100000 // div, 1000000 // div], lambda n: write_sacct("%s/sacct_%d.txt" % (tmp, n), n),
+                 lambda n: [gp, "demand", "%s/sacct_%d.txt" % (tmp, n)])
+            for n in [100000 // div, 1000000 // div]:
+                os.remove("%s/sacct_%d.txt" % (tmp, n))
         if want("replay"):
             pair("replay", [20000 // div, 200000 // div], lambda n: write_jobs("%s/jobs_%d.csv" % (tmp, n), n),
                  lambda n: [gp, "replay", "%s/jobs_%d.csv" % (tmp, n), "--gpu", "a100-80gb", "--gpu-price", "15000",
                             "--max-p95-queue", "4h"])
-        if want("import") or want("report"):
+        if want("import") or want("report") or want("html") or want("gate"):
             for n in [100000 // div, 1000000 // div]:
                 write_ledger("%s/ledger_%d.jsonl" % (tmp, n), n)
             db = lambda n: "%s/ledger_%d.db" % (tmp, n)
@@ -147,21 +191,22 @@ def main():
                      lambda n: [gp, "ledger", "report", "--ledger", db(n), "--by", "team"])
                 pair("report jsonl", [100000 // div, 1000000 // div], lambda n: None,
                      lambda n: [gp, "ledger", "report", "--ledger", "%s/ledger_%d.jsonl" % (tmp, n), "--by", "team"])
+            if want("html"):
+                with open("%s/budget.yaml" % tmp, "w") as f:
+                    f.write(POLICY)
+                pair("html sqlite", [100000 // div, 1000000 // div], lambda n: None,
+                     lambda n: [gp, "report", "--ledger", db(n), "--policy", "%s/budget.yaml" % tmp, "--date", "2026-12-15",
+                                "--html", "%s/report_%d.html" % (tmp, n)])
+            if want("gate"):
+                ex = os.path.join(ROOT, "examples", "ci", "passing")
+                pair("gate sqlite", [100000 // div, 1000000 // div], lambda n: None,
+                     lambda n: [gp, "check", os.path.join(ex, "experiments"), "--policy", os.path.join(ex, "budget.yaml"),
+                                "--ledger", db(n), "--date", "2026-12-15"])
         if want("check"):
             pair("check", [8000 // div, 80000 // div], lambda n: write_specs("%s/specs_%d" % (tmp, n), n),
                  lambda n: [gp, "check", "%s/specs_%d" % (tmp, n), "--quiet"])
-        print("gpuplan at scale: median of %d runs per size; exponent = log(t_big/t_small)/log(size ratio)" % args.runs)
-        print("command: %s" % " ".join(["bench/scale.py"] + sys.argv[1:]))
-        print("%-14s %10s %10s %9s %9s %9s %9s" % ("workload", "size", "wall_s", "cpu_s", "rss_MiB", "exp_wall", "exp_cpu"))
-        for i, (name, size, med, cpu, rss, _) in enumerate(rows):
-            exp = ["", ""]
-            if i > 0 and rows[i - 1][0] == name:
-                ratio = math.log(size / rows[i - 1][1])
-                exp = ["%.2f" % (math.log(med / rows[i - 1][2]) / ratio),
-                       "%.2f" % (math.log(max(cpu, 0.01) / max(rows[i - 1][3], 0.01)) / ratio)]
-            print("%-14s %10d %10.3f %9.2f %9.1f %9s %9s" % (name, size, med, cpu, rss, exp[0], exp[1]))
         print("\ncommands:")
-        for name, size, _, _, _, cmd in rows:
+        for name, size, _, _, _, _, cmd in rows:
             print("  %-14s %s" % (name, cmd))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -107,6 +107,11 @@ double added_estimate(const ExperimentCheck& e, double ledger_spend);
 // holding `as_of`. `ledger` is the whole ledger; records dated after `as_of` are not counted.
 std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
                                      const std::vector<LedgerRecord>& ledger, const std::string& as_of);
+// The same with each experiment's ledger spend to `as_of` already summed (by the store, so a large
+// ledger is never all in memory); `ledger` then needs only the records of the period to as_of.
+std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
+                                     const std::vector<LedgerRecord>& ledger, const std::map<std::string, double>& spent_by_experiment,
+                                     const std::string& as_of);
 
 // Spend from `first` to `last` inclusive (dates), for one team and/or user when those are
 // non-empty: the one place `check` and `report` take "spent so far" from.

@@ -3,6 +3,7 @@
 // forecast and the day a cap is (or will be) crossed, spend by month/team/user/experiment
 // against caps, cost per run and per million tokens, planned against actual, and alerts.
 // Pure: callers convert every amount to the policy's currency first.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>

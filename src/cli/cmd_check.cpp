@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -35,13 +36,23 @@ SourceLocation name_line(const Experiment& x) {
   return SourceLocation{x.doc.path, 1, 1};
 }
 
+io::CheckedSpec checked(PricedExperiment p) {
+  std::optional<PipelineFigures> pipeline = p.best ? p.best->eval.pipeline : std::nullopt;
+  return {std::move(p.check), p.per_gpu_bytes, std::move(p.model), pipeline};
+}
+
 // Every spec of `files`, priced (done and cancelled specs only when `price_inactive`: the gate
-// does not estimate them again). Two specs with one name are an error naming both files, since
-// the rules, the caps and diff's rows all go by name.
-std::vector<PricedExperiment> price_all(const std::vector<std::string>& files, const std::string& currency, bool price_inactive) {
-  std::vector<PricedExperiment> out;
+// does not estimate them again), each kept as the numbers its rules and rows need (the offer's
+// whole evaluation is dropped as soon as the spec is priced: 80,000 specs). Two specs with one
+// name are an error naming both files, since the rules, the caps and diff's rows all go by name.
+// The stale-price and mixed-tax warnings of the offers they are priced on go to `warnings`,
+// once each.
+std::vector<io::CheckedSpec> price_all(const std::vector<std::string>& files, const std::string& currency, bool price_inactive,
+                                       std::vector<std::string>& warnings) {
+  std::vector<io::CheckedSpec> out;
   std::vector<InputError> errors;
   std::map<std::string, std::string> file_of_name;
+  std::set<std::string> warned;
   for (const auto& path : files) {
     try {
       const Experiment x = load_experiment(path);
@@ -52,10 +63,13 @@ std::vector<PricedExperiment> price_all(const std::vector<std::string>& files, c
       }
       const bool active = x.status == SpecStatus::planned || x.status == SpecStatus::running;
       if (active || price_inactive) {
-        out.push_back(price_experiment(x, currency));
+        PricedExperiment p = price_experiment(x, currency);
+        for (auto& w : p.price_warnings)
+          if (warned.insert(w).second) warnings.push_back(std::move(w));
+        out.push_back(checked(std::move(p)));
         continue;
       }
-      PricedExperiment p;  // recorded, not priced: its spend is the ledger's
+      io::CheckedSpec p;  // recorded, not priced: its spend is the ledger's
       p.check.name = x.name;
       p.check.owner = x.owner;
       p.check.team = x.team;
@@ -73,21 +87,6 @@ std::vector<PricedExperiment> price_all(const std::vector<std::string>& files, c
   return out;
 }
 
-// The stale-price and mixed-tax warnings of every pricing command, once each, naming the spec.
-std::vector<std::string> spec_price_warnings(const std::vector<PricedExperiment>& priced) {
-  std::vector<std::string> out;
-  for (const auto& p : priced)
-    for (const auto& w : p.price_warnings)
-      if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
-  for (const auto& w : out) warn(w);
-  return out;
-}
-
-io::CheckedSpec checked(PricedExperiment p) {
-  std::optional<PipelineFigures> pipeline = p.best ? p.best->eval.pipeline : std::nullopt;
-  return {std::move(p.check), p.per_gpu_bytes, std::move(p.model), pipeline};
-}
-
 void gate(const CheckFlags& f) {
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
   const std::string as_of = date_or_today(f.date);
@@ -98,18 +97,27 @@ void gate(const CheckFlags& f) {
   std::vector<std::string> files = expand_spec_paths(f.specs);
   const std::size_t found = files.size();
   if (!f.changed.empty()) files = only_changed(files, f.changed);
-  std::vector<PricedExperiment> priced = price_all(files, policy.currency, false);
-  const std::vector<std::string> warnings = spec_price_warnings(priced);
-  for (auto& p : priced) cr.specs.push_back(checked(std::move(p)));
+  std::vector<std::string> warnings;
+  cr.specs = price_all(files, policy.currency, false, warnings);
+  for (const auto& w : warnings) warn(w);
   if (found == 0) bad_flag("specs", "no experiment spec files found");
-  // The whole ledger to as_of: the period's spend, and each experiment's spend over its life.
+  // The period's records to as_of, and each experiment's spend over its life summed by the store.
   std::vector<LedgerRecord> ledger;
-  if (!f.ledger.empty()) ledger = ledger_records(f.ledger, "", policy.currency);
-  std::vector<ExperimentCheck> checks;
-  for (const auto& s : cr.specs) checks.push_back(s.check);
-  cr.rules = check_budget(policy, checks, ledger, as_of);
-  Report r{io::check_json(cr), {io::check_table(cr)}, io::check_notes(cr), {}};
-  if (!f.changed.empty())
+  std::map<std::string, double> spent_by_experiment;
+  if (!f.ledger.empty()) {
+    LedgerRead read = read_ledger(f.ledger, {{"experiment", "", as_of}}, period_containing(as_of, policy.period).first, as_of, policy.currency);
+    spent_by_experiment = std::move(read.sums.front().by_key);
+    ledger = std::move(read.records);
+  }
+  std::vector<ExperimentCheck> checks;  // moved out for the rules and back: never two copies
+  checks.reserve(cr.specs.size());
+  for (auto& s : cr.specs) checks.push_back(std::move(s.check));
+  cr.rules = check_budget(policy, checks, ledger, spent_by_experiment, as_of);
+  for (std::size_t i = 0; i < checks.size(); ++i) cr.specs[i].check = std::move(checks[i]);
+  Report r;
+  if (json_output()) r.json = io::check_json(cr);
+  else r = Report{{}, {io::check_table(cr)}, io::check_notes(cr), {}};
+  if (!f.changed.empty() && !json_output())
     r.notes.insert(r.notes.begin() + 1, count_of(static_cast<long long>(cr.specs.size()), "spec") + " of " + std::to_string(found) +
                                             " changed against " + f.changed);
   if (output_format() == Format::github) {
@@ -119,8 +127,8 @@ void gate(const CheckFlags& f) {
     const std::string verdict = io::markdown_verdict(cr);
     std::fwrite(verdict.data(), 1, verdict.size(), stdout);
   }
-  r.json["warnings"] = warnings;
-  print_report(r);
+  if (json_output()) r.json["warnings"] = warnings;
+  print_report(std::move(r));
   if (!cr.pass()) exit_code() = 1;
 }
 
@@ -150,9 +158,10 @@ struct DiffFlags {
 
 std::map<std::string, io::CheckedSpec> by_name(const std::string& path, const std::string& currency) {
   std::map<std::string, io::CheckedSpec> out;
-  for (auto& p : price_all(expand_spec_paths({path}), currency, true)) {
+  std::vector<std::string> warnings;  // diff prints none: it compares, it does not gate
+  for (auto& p : price_all(expand_spec_paths({path}), currency, true, warnings)) {
     const std::string name = p.check.name;
-    out[name] = checked(std::move(p));
+    out[name] = std::move(p);
   }
   return out;
 }

@@ -86,14 +86,18 @@ void run_compare(const CompareFlags& f) {
   cr.shown.assign(cr.set.priced.begin(), cr.set.priced.begin() + std::min<std::ptrdiff_t>(f.top, std::ssize(cr.set.priced)));
   if (owned) keep_owned_shown(cr.shown, cr.set.priced, *owned);
   if (cr.answer_is_no()) exit_code() = 1;
-  Report r{io::compare_json(cr), io::compare_tables(cr), io::compare_notes(cr), {}};
+  Report r;
+  if (json_output()) r.json = io::compare_json(cr);  // only the format asked is built
+  else r = Report{{}, io::compare_tables(cr), io::compare_notes(cr), {}};
   if (owned) {
-    r.json["owned"] = owned_offer_json(*owned);
-    r.json["owned"]["runs_the_job"] = owned_runs;
+    if (json_output()) {
+      r.json["owned"] = owned_offer_json(*owned);
+      r.json["owned"]["runs_the_job"] = owned_runs;
+    }
     for (const auto& n : owned_offer_notes(*owned, cr.run.currency)) r.notes.push_back(n);
     if (!owned_runs) r.notes.push_back(owned->offer().key() + " cannot run this job (gpuplan estimate --gpu " + owned->gpu().id + " shows why)");
   }
-  print_report(r);
+  print_report(std::move(r));
 }
 
 }  // namespace

@@ -39,9 +39,12 @@ void run_demand(const DemandFlags& f) {
   const double from = bucket_start(d.start, bucket);  // weeks start on Monday (ISO)
   const auto chart = concurrency_buckets(d.steps, from, d.end, bucket);
   Report r;
-  r.json = io::demand_json(log, d, chart);
-  if (output_format() == Format::csv) r.tables.push_back(io::demand_daily_table(d));  // CSV prints the first table
-  for (auto& t : io::demand_tables(log, d, chart, bucket, static_cast<std::size_t>(f.top))) r.tables.push_back(std::move(t));
+  if (json_output()) {
+    r.json = io::demand_json(log, d, chart);
+  } else {
+    if (output_format() == Format::csv) r.tables.push_back(io::demand_daily_table(d));  // CSV prints the first table
+    for (auto& t : io::demand_tables(log, d, chart, bucket, static_cast<std::size_t>(f.top))) r.tables.push_back(std::move(t));
+  }
   if (log.steps_skipped || log.pending_skipped)
     r.notes.push_back(std::to_string(log.steps_skipped) + " job step line(s) and " + std::to_string(log.pending_skipped) +
                       " job(s) that never started are left out (the allocation line carries a job's GPUs)");
@@ -50,7 +53,7 @@ void run_demand(const DemandFlags& f) {
                       io::civil_date(static_cast<long>(std::floor(log.cutoff / 86400))));
   r.notes.push_back("times are read as UTC; the baseline is the GPUs busy at least " + std::to_string(static_cast<int>(100 - 100 * *q.value)) +
                     "% of the time: what an owned fleet of that size keeps busy (buy-vs-rent --demand " + f.file + " prices it)");
-  print_report(r);
+  print_report(std::move(r));
 }
 
 }  // namespace

@@ -158,11 +158,14 @@ void run_replay(ReplayFlags f) {
   io::ReplayContext c{f.file, log.format, s.gpu->id, s.run.currency, *target.value / 3600, static_cast<int>(jobs.size()),
                       offer_names(s.in.rent), offer_names(s.spot)};
   Report r;
-  r.json = io::replay_json(sweep, c);
-  r.json["purchase"] = io::purchase_json(s.purchase);  // the owned fleet's price, duty and tax, as buy-vs-rent shows them
-  r.json["warnings"] = s.price_warnings;
+  if (json_output()) {  // only the format asked is built
+    r.json = io::replay_json(sweep, c);
+    r.json["purchase"] = io::purchase_json(s.purchase);  // the owned fleet's price, duty and tax, as buy-vs-rent shows them
+    r.json["warnings"] = s.price_warnings;
+  } else {
+    r.tables = io::replay_tables(sweep, c);
+  }
   for (const auto& w : s.price_warnings) warn(w);
-  r.tables = io::replay_tables(sweep, c);
   r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
                     "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");
   r.notes.push_back(map.checkpointing.empty()
@@ -183,7 +186,7 @@ void run_replay(ReplayFlags f) {
     r.notes.push_back("no fleet replayed keeps p95 queue time under " + f.max_p95 + ": add owned GPUs or a shorter --burst-after");
     exit_code() = 1;
   }
-  print_report(r);
+  print_report(std::move(r));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // gpuplan report: the cost dashboard. Reads the ledger (any store) and the budget policy, and
 // optionally the experiment specs for planned-against-actual; prints a terminal summary, JSON or
 // CSV, and with --html writes one self-contained HTML page.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -79,7 +80,10 @@ io::Table experiments_table(const SpendReport& s) {
 
 Report terminal_summary(const SpendReport& s) {
   Report r;
-  r.json = io::spend_report_json(s);
+  if (json_output()) {
+    r.json = io::spend_report_json(s);
+    return r;
+  }
   const MonthBurn& b = s.total;
   io::Table sum;
   sum.title = "Spend " + s.period + " as of " + s.as_of + " (" + s.currency + ")";
@@ -110,8 +114,10 @@ void run_report(const ReportFlags& f) {
   const std::string as_of = date_or_today(f.date);
   const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(f.specs, policy.currency);
   // The whole ledger: the per-experiment cap counts an experiment's life, not one period.
-  const auto records = ledger_records(f.ledger, "", policy.currency);
-  const auto months = ledger_months(f.ledger, policy.currency);
+  // (Experiment families read every run to as_of: a store-side sum alone cannot decide them.)
+  const LedgerRead read = read_ledger(f.ledger, {{"month", "", ""}}, "0001-01-01", as_of, policy.currency);
+  const std::vector<LedgerRecord>& records = read.records;
+  const std::vector<std::pair<std::string, double>> months(read.sums[0].by_key.begin(), read.sums[0].by_key.end());
   DecisionRule rule = f.rule;
   if (!f.min_utilization.empty()) {
     const auto u = parse_fraction(f.min_utilization);
@@ -127,7 +133,7 @@ void run_report(const ReportFlags& f) {
   }
   Report r = terminal_summary(s);
   if (!f.html.empty()) r.notes.push_back("wrote " + f.html);
-  print_report(r);
+  print_report(std::move(r));
 }
 
 }  // namespace

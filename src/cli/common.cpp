@@ -173,13 +173,19 @@ std::string github_human_text(const Report& r) {
 
 }  // namespace
 
-void print_report(const Report& r) {
+bool json_output() { return output_format() == Format::json; }
+
+namespace {
+
+// Prints `r` in the format asked, with `body` (r's JSON, or a copy of it) moved into the document.
+void print(const Report& r, nlohmann::json&& body) {
   std::string out;
   switch (output_format()) {
     case Format::json: {
       nlohmann::json j = nlohmann::json::object();
       j["schema_version"] = kJsonSchemaVersion;
-      for (const auto& [k, v] : r.json.items()) j[k] = v;
+      if (body.is_object())
+        for (auto& [k, v] : body.items()) j[k] = std::move(v);
       out = j.dump(2) + "\n";
       break;
     }
@@ -199,6 +205,15 @@ void print_report(const Report& r) {
       break;
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+}  // namespace
+
+void print_report(const Report& r) { print(r, json_output() ? nlohmann::json(r.json) : nlohmann::json()); }
+
+void print_report(Report&& r) {
+  nlohmann::json body = std::move(r.json);
+  print(r, std::move(body));
 }
 
 const Catalog& catalog() {

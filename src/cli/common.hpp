@@ -84,6 +84,10 @@ void remove_option(CLI::App& cmd, const std::string& name);
 // CLI::ExistingFile that also takes "-" (standard input).
 CLI::Validator existing_file_or_stdin();
 
+// Whether the report prints as JSON. A command builds the JSON value only then, and its tables
+// and notes only otherwise: a table of a million offers never builds their JSON, nor the reverse.
+bool json_output();
+
 struct Report {
   nlohmann::json json;               // schema_version is added by print_report
   std::vector<io::Table> tables;     // the first is the one CSV prints
@@ -91,6 +95,7 @@ struct Report {
   std::optional<io::Table> csv;      // what CSV prints when not the first table
 };
 void print_report(const Report& r);
+void print_report(Report&& r);  // moves the JSON into the document printed instead of copying it
 
 // Shipped catalogs plus every --catalog file, loaded once per process.
 const Catalog& catalog();

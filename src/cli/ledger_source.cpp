@@ -32,17 +32,6 @@ const std::vector<LedgerRecord>& stdin_ledger() {
   return records;
 }
 
-std::vector<LedgerRecord> stdin_records(const std::string& period, const std::string& currency) {
-  std::vector<LedgerRecord> out;
-  for (LedgerRecord r : stdin_ledger()) {
-    if (!period.empty() && r.date.rfind(period, 0) != 0) continue;
-    r.cost = convert(r.cost, r.currency, currency, r.where);
-    r.currency = currency;
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 // A JSON Lines ledger that does not exist yet (the first CI run, before anything was recorded)
 // is an empty ledger for reading; `ledger add` creates it. Other stores must exist.
 bool missing_jsonl(const std::string& spec) {
@@ -77,63 +66,58 @@ void require_known_currency(const std::string& currency, const SourceLocation& w
 }
 
 // --period must name a month: "2026-1" would match nothing and report 0.00 as if it were an answer.
-static void require_period(const std::string& period) {
+void require_period(const std::string& period) {
   if (!period.empty() && !(period.size() == 7 && is_calendar_date(period + "-01")))
     bad_flag("--period", "expected a month YYYY-MM, e.g. 2026-01");
 }
 
-std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::string& period, const std::string& currency) {
-  require_period(period);
-  if (spec == "-") return stdin_records(period, currency);
-  if (missing_jsonl(spec)) return {};
-  auto store = store::open_ledger(spec, false);
-  std::vector<LedgerRecord> out;
-  for (const auto& t : store->totals(period)) {
-    LedgerRecord r;
-    r.date = t.month + "-01";
-    r.team = t.team;
-    r.user = t.user;
-    r.currency = currency;
-    r.cost = convert(t.cost, t.currency, currency, SourceLocation{store::redact_ledger_spec(spec), 0, 0});
-    out.push_back(std::move(r));
+namespace {
+
+// Each key's spend in `currency`: the store's sums per key and currency, each converted once.
+std::vector<KeySpend> converted(const std::vector<store::SpendSums>& sums, const std::string& currency, const std::string& spec) {
+  const SourceLocation where{store::redact_ledger_spec(spec), 0, 0};
+  std::vector<KeySpend> out;
+  for (const auto& query : sums) {
+    KeySpend k;
+    for (const auto& s : query) {  // sorted by key, then currency: each key's currencies in one order
+      k.by_key[s.key] += convert(s.cost, s.currency, currency, where);
+      k.records += s.records;
+    }
+    out.push_back(std::move(k));
   }
-  for (const auto& w : store->warnings()) warn(w);
   return out;
 }
 
-void for_each_ledger_record(const std::string& spec, const std::string& period, const std::string& currency,
-                            const std::function<void(LedgerRecord&&)>& visit) {
-  require_period(period);
-  if (spec == "-") {
-    for (auto& r : stdin_records(period, currency)) visit(std::move(r));
-    return;
-  }
-  if (missing_jsonl(spec)) return;  // a first CI run: the JSONL ledger is not written yet
-  auto store = store::open_ledger(spec, false);
-  store->scan(period, [&](LedgerRecord&& r) {
+}  // namespace
+
+std::vector<KeySpend> ledger_spend(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& currency) {
+  return read_ledger(spec, queries, "", "", currency).sums;
+}
+
+LedgerRead read_ledger(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
+                       const std::string& last, const std::string& currency) {
+  LedgerRead out;
+  std::vector<store::SpendSums> sums(queries.size());
+  const bool records = !last.empty();
+  auto keep = [&](LedgerRecord&& r) {
     r.cost = convert(r.cost, r.currency, currency, r.where);
     r.currency = currency;
-    visit(std::move(r));
-  });
-  for (const auto& w : store->warnings()) warn(w);
-}
-
-std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::string& period, const std::string& currency) {
-  std::vector<LedgerRecord> out;
-  for_each_ledger_record(spec, period, currency, [&](LedgerRecord&& r) { out.push_back(std::move(r)); });
-  return out;
-}
-
-std::vector<std::pair<std::string, double>> ledger_months(const std::string& spec, const std::string& currency) {
-  if (missing_jsonl(spec)) return {};
-  std::map<std::string, double> months;
+    out.records.push_back(std::move(r));
+  };
   if (spec == "-") {
-    for (const auto& r : stdin_records("", currency)) months[period_of(r.date)] += r.cost;
-    return {months.begin(), months.end()};
+    store::SpendAccumulator acc(queries);
+    for (const auto& r : stdin_ledger()) {
+      acc.add(r);
+      if (records && r.date.compare(first) >= 0 && r.date.compare(last) <= 0) keep(LedgerRecord(r));
+    }
+    sums = acc.sums();
+  } else if (!missing_jsonl(spec)) {  // a first CI run: the JSONL ledger is not written yet
+    auto store = store::open_ledger(spec, false);
+    sums = records ? store->sum_spend_and_scan(queries, first, last, keep) : store->sum_spend(queries);
+    for (const auto& w : store->warnings()) warn(w);
   }
-  auto store = store::open_ledger(spec, false);
-  for (const auto& t : store->totals("")) months[t.month] += convert(t.cost, t.currency, currency, SourceLocation{store::redact_ledger_spec(spec), 0, 0});
-  return {months.begin(), months.end()};
+  out.sums = converted(sums, currency, spec);
+  return out;
 }
 
 }  // namespace gpuplan::cli

@@ -1,26 +1,35 @@
 #pragma once
 // Reading a ledger store (JSONL, SQLite or PostgreSQL, picked from the --ledger value) for the
 // commands that count spend, with every amount converted to one currency.
-#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gpuplan/budget.hpp"
+#include "store/ledger_store.hpp"
 
 namespace gpuplan::cli {
 
-// The period's spend summed by team, user and currency (one record per group, dated the first of
-// its month), converted to `currency`: all `check` needs, computed by the store.
-std::vector<LedgerRecord> ledger_totals(const std::string& spec, const std::string& period, const std::string& currency);
+// Spend per key in `currency`, for each query, from one pass of the store: the store's sums per
+// key and currency (each added in record order), each converted once and added in currency order.
+struct KeySpend {
+  std::map<std::string, double> by_key;  // key "" for records that leave the field empty
+  std::size_t records = 0;
+};
+std::vector<KeySpend> ledger_spend(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& currency);
 
-// Every record of `period` ("" = all), converted to `currency`.
-std::vector<LedgerRecord> ledger_records(const std::string& spec, const std::string& period, const std::string& currency);
-// The same records handed one at a time, oldest first, none kept (a report over millions of records).
-void for_each_ledger_record(const std::string& spec, const std::string& period, const std::string& currency,
-                            const std::function<void(LedgerRecord&&)>& visit);
+// ledger_spend's sums, and the records dated `first` to `last` (YYYY-MM-DD, both included;
+// none when `last` is ""), oldest first, converted to `currency`: from one read of a JSON Lines
+// file, a narrow pass plus a date-filtered scan on SQLite, GROUP BY plus a scan on PostgreSQL.
+struct LedgerRead {
+  std::vector<KeySpend> sums;
+  std::vector<LedgerRecord> records;
+};
+LedgerRead read_ledger(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
+                       const std::string& last, const std::string& currency);
 
-// Spend per month over the whole ledger, oldest first, in `currency`.
-std::vector<std::pair<std::string, double>> ledger_months(const std::string& spec, const std::string& currency);
+// "" or a month YYYY-MM; exits 2 naming --period otherwise.
+void require_period(const std::string& period);
 
 // The budget policy from `path` ("" = none), in `currency` when given (it must match the
 // policy's own); exits 2 naming --currency on a mismatch.

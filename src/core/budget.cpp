@@ -207,10 +207,15 @@ void status_rule(const BudgetPolicy& policy, const ExperimentCheck& e, double in
 
 std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
                                      const std::vector<LedgerRecord>& ledger, const std::string& as_of) {
+  return check_budget(policy, experiments, ledger, experiment_spend(ledger, as_of), as_of);
+}
+
+std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vector<ExperimentCheck>& experiments,
+                                     const std::vector<LedgerRecord>& ledger, const std::map<std::string, double>& spent_by_experiment,
+                                     const std::string& as_of) {
   std::vector<RuleResult> out;
   const std::string& cur = policy.currency;
   const Period period = period_containing(as_of, policy.period);
-  const std::map<std::string, double> spent_by_experiment = experiment_spend(ledger, as_of);
   auto ledger_of = [&](const ExperimentCheck& e) {
     const auto it = spent_by_experiment.find(e.name);
     return it == spent_by_experiment.end() ? 0.0 : it->second;

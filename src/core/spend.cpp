@@ -161,7 +161,7 @@ namespace {
 // Caps on experiments, which are not period burn caps: a spec's max_cost caps each run (each
 // record of the period), the policy's per_experiment caps the experiment's whole ledger. The
 // latter alerts while the experiment still spends (has records in the period), not for ever.
-void experiment_alerts(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger, const std::vector<LedgerRecord>& in_period,
+void experiment_alerts(const BudgetPolicy& policy, const std::map<std::string, double>& experiment_spent, const std::vector<LedgerRecord>& in_period,
                        const std::vector<ExperimentCheck>& planned, const std::string& as_of, std::vector<SpendAlert>& out) {
   const std::string& cur = policy.currency;
   for (const auto& e : planned) {
@@ -175,7 +175,7 @@ void experiment_alerts(const BudgetPolicy& policy, const std::vector<LedgerRecor
   if (!policy.per_experiment) return;
   std::map<std::string, bool> active;
   for (const auto& rec : in_period) active[rec.experiment] = true;
-  for (const auto& [name, spent] : experiment_spend(ledger, as_of)) {
+  for (const auto& [name, spent] : experiment_spent) {
     if (!active.count(name) || spent <= *policy.per_experiment) continue;
     const std::string subject = "experiment " + (name.empty() ? std::string(kNone) : name);
     out.push_back({"over_cap", subject,
@@ -208,6 +208,9 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
                                const std::vector<std::pair<std::string, double>>& months,
                                const std::vector<ExperimentCheck>& planned, const std::string& as_of,
                                const DecisionRule& rule) {
+  // Families and the per-experiment cap need every record to as_of (an experiment's life), so
+  // the whole ledger comes in here; its spend per experiment is summed once.
+  const std::map<std::string, double> experiment_spent = experiment_spend(ledger, as_of);
   SpendReport r;
   r.rule = rule;
   const Period period = period_containing(as_of, policy.period);
@@ -228,7 +231,7 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
   cap_alerts("total", r.total, r.currency, r.alerts);
   for (const auto& g : r.teams) cap_alerts("team " + g.name, g.burn, r.currency, r.alerts);
   for (const auto& g : r.users) cap_alerts("user " + g.name, g.burn, r.currency, r.alerts);
-  experiment_alerts(policy, ledger, in_period, planned, as_of, r.alerts);
+  experiment_alerts(policy, experiment_spent, in_period, planned, as_of, r.alerts);
   for (const auto& e : planned) {
     const bool active = e.status == SpecStatus::planned || e.status == SpecStatus::running;
     if (active && !e.priced) r.alerts.push_back({"unpriced", e.name, e.name + ": cannot be priced: " + e.unpriced_reason});

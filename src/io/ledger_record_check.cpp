@@ -90,12 +90,8 @@ void check_ledger_outcomes(const LedgerRecord& r, const SourceLocation& at, std:
   if (r.restore_seconds) check_number(*r.restore_seconds, "restore_seconds", lim.max_restore_seconds, at, errors);
 }
 
-void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
+void check_summed_fields(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
   const LedgerRecordLimits& lim = kLedgerRecordLimits;
-  const std::size_t before = errors.size();
-  check_text(r.id, "id", true, at, errors);
-  if (r.id.size() > lim.max_id_bytes)
-    errors.emplace_back(at, "id", "longer than " + std::to_string(lim.max_id_bytes) + " bytes");
   check_text(r.experiment, "experiment", false, at, errors);
   check_text(r.team, "team", false, at, errors);
   check_text(r.user, "user", false, at, errors);
@@ -110,6 +106,15 @@ void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::v
   }
   if (!is_currency_code(r.currency)) errors.emplace_back(at, "currency", "expected a three-letter currency code such as USD");
   check_number(r.cost, "cost", lim.max_cost, at, errors);
+}
+
+void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
+  const LedgerRecordLimits& lim = kLedgerRecordLimits;
+  const std::size_t before = errors.size();
+  check_text(r.id, "id", true, at, errors);
+  if (r.id.size() > lim.max_id_bytes)
+    errors.emplace_back(at, "id", "longer than " + std::to_string(lim.max_id_bytes) + " bytes");
+  check_summed_fields(r, at, errors);
   check_number(r.gpu_hours, "gpu_hours", lim.max_gpu_hours, at, errors);
   check_number(r.tokens, "tokens", lim.max_tokens, at, errors);
   check_ledger_outcomes(r, at, errors);

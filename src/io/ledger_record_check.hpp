@@ -39,6 +39,9 @@ void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::v
 // The outcome fields alone (family, metrics, utilization, samples, requests, restore time), for
 // run records, which carry the same fields under the same rules.
 void check_ledger_outcomes(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
+// The part of that check covering what a spend sum reads (names, date, currency, cost): run on
+// every row a store sums without reading whole records.
+void check_summed_fields(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors);
 
 // Throws InputErrors (located at each record's `where`) when any record is bad; call before a write.
 void require_valid_records(const std::vector<LedgerRecord>& records);

@@ -1,11 +1,10 @@
 #include "store/ledger_store.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <random>
-#include <tuple>
 
 #include "gpuplan/units.hpp"
 #include "io/ledger.hpp"
@@ -63,19 +62,64 @@ std::size_t LedgerStore::import(const std::function<void(const std::function<voi
   return added + append(batch);
 }
 
-std::vector<LedgerTotal> LedgerStore::totals(const std::string& period) {
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, LedgerTotal> sums;
-  scan(period, [&](LedgerRecord&& r) {
-    LedgerTotal& t = sums[{period_of(r.date), r.team, r.user, r.currency}];
-    t.month = period_of(r.date);
-    t.team = r.team;
-    t.user = r.user;
-    t.currency = r.currency;
-    t.cost += r.cost;
-    ++t.records;
+void LedgerStore::scan_dates(const std::string& first, const std::string& last, const std::function<void(LedgerRecord&&)>& visit) {
+  scan("", [&](LedgerRecord&& r) {
+    if (r.date.compare(first) >= 0 && r.date.compare(last) <= 0) visit(std::move(r));
   });
-  std::vector<LedgerTotal> out;
-  for (auto& [_, t] : sums) out.push_back(std::move(t));
+}
+
+std::vector<SpendSums> LedgerStore::sum_spend(const std::vector<SpendQuery>& queries) {
+  SpendAccumulator acc(queries);
+  scan("", [&](LedgerRecord&& r) { acc.add(r); });
+  return acc.sums();
+}
+
+std::vector<SpendSums> LedgerStore::sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first,
+                                                       const std::string& last, const std::function<void(LedgerRecord&&)>& visit) {
+  SpendAccumulator acc(queries);
+  scan("", [&](LedgerRecord&& r) {
+    acc.add(r);
+    if (r.date.compare(first) >= 0 && r.date.compare(last) <= 0) visit(std::move(r));
+  });
+  return acc.sums();
+}
+
+SpendAccumulator::SpendAccumulator(std::vector<SpendQuery> queries) : queries_(std::move(queries)), groups_(queries_.size()) {}
+
+void SpendAccumulator::add(const SpendRow& row) {
+  for (std::size_t q = 0; q < queries_.size(); ++q) {
+    const SpendQuery& query = queries_[q];
+    if ((!query.first.empty() && row.date < query.first) || (!query.last.empty() && row.date > query.last)) continue;
+    const std::string_view key = query.by == "team"       ? row.team
+                                 : query.by == "user"     ? row.user
+                                 : query.by == "provider" ? row.provider
+                                 : query.by == "month"    ? row.date.substr(0, 7)
+                                                          : row.experiment;
+    scratch_.assign(key);
+    scratch_ += '\0';
+    scratch_.append(row.currency);
+    Group& g = groups_[q];
+    auto [it, fresh] = g.index.try_emplace(scratch_, g.sums.size());
+    if (fresh) g.sums.push_back({std::string(key), std::string(row.currency), 0, 0});
+    SpendSum& s = g.sums[it->second];
+    s.cost += row.cost;  // in record order: the figure a reader of every record gets
+    ++s.records;
+  }
+}
+
+void SpendAccumulator::add(const LedgerRecord& r) {
+  add(SpendRow{r.date, r.experiment, r.team, r.user, r.provider, r.currency, r.cost});
+}
+
+std::vector<SpendSums> SpendAccumulator::sums() const {
+  std::vector<SpendSums> out;
+  for (const Group& g : groups_) {
+    SpendSums s = g.sums;
+    std::sort(s.begin(), s.end(), [](const SpendSum& a, const SpendSum& b) {
+      return a.key != b.key ? a.key < b.key : a.currency < b.currency;
+    });
+    out.push_back(std::move(s));
+  }
   return out;
 }
 
@@ -135,14 +179,13 @@ void read_outcomes_text(const std::string& text, LedgerRecord& r) {
   if (!errors.empty()) throw InputErrors(std::move(errors));
 }
 
-void check_totals(const std::vector<LedgerTotal>& totals, const std::string& where) {
-  for (const auto& t : totals) {
-    const bool month_ok = t.month.size() == 7 && is_calendar_date(t.month + "-01");
-    if (!month_ok || !std::isfinite(t.cost) || t.cost < 0)
-      throw InputError(SourceLocation{where, 0, 0}, "ledger",
-                       "rows not written by gpuplan: month " + std::string(month_ok ? t.month : "(not YYYY-MM)") +
-                           " sums to an impossible cost; run `gpuplan ledger export - --ledger ...` to find them");
-  }
+void check_sums(const std::vector<SpendSums>& sums, const std::string& where) {
+  for (const auto& query : sums)
+    for (const auto& s : query)
+      if (!std::isfinite(s.cost) || s.cost < 0)
+        throw InputError(SourceLocation{where, 0, 0}, "cost",
+                         "rows not written by gpuplan: " + (s.key.empty() ? std::string("(none)") : s.key) +
+                             " sums to an impossible cost; run `gpuplan ledger export - --ledger ...` to find them");
 }
 
 std::string redact_ledger_spec(const std::string& spec) {

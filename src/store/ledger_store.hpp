@@ -7,6 +7,8 @@
 // a retried CI job does not count its spend twice.
 #include <cstddef>
 #include <functional>
+#include <string_view>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,12 +17,44 @@
 
 namespace gpuplan::store {
 
-// Spend summed by month, team, user and currency: what `check` needs, computed by the store
-// (an indexed GROUP BY in SQL) so the gate stays fast on millions of records.
-struct LedgerTotal {
-  std::string month, team, user, currency;
+// Spend summed by one key of the records and by currency, over a range of dates: what `ledger
+// report`, `report` and `check` read from a large ledger instead of every record. Each sum adds
+// its records' costs in record order (oldest first), as a reader of every record would, so every
+// store gives the same figure to the last bit. Amounts stay in the records' currency.
+struct SpendSum {
+  std::string key, currency;  // key "" for records that leave the field empty
   double cost = 0;
   std::size_t records = 0;
+};
+struct SpendQuery {
+  std::string by;           // experiment, team, user, provider or month (the date's YYYY-MM)
+  std::string first, last;  // dates YYYY-MM-DD, both included; "" leaves that end open
+};
+// The sums of one query, sorted by key, then currency.
+using SpendSums = std::vector<SpendSum>;
+
+// The fields of one record a sum reads (views into the reader's buffers).
+struct SpendRow {
+  std::string_view date, experiment, team, user, provider, currency;
+  double cost = 0;
+};
+
+// Adds records, in record order, to the sums of several queries: one pass of any reader.
+class SpendAccumulator {
+ public:
+  explicit SpendAccumulator(std::vector<SpendQuery> queries);
+  void add(const SpendRow& row);
+  void add(const LedgerRecord& r);
+  std::vector<SpendSums> sums() const;
+
+ private:
+  struct Group {
+    std::vector<SpendSum> sums;
+    std::unordered_map<std::string, std::size_t> index;  // key + '\0' + currency -> sums[i]
+  };
+  std::vector<SpendQuery> queries_;
+  std::vector<Group> groups_;
+  std::string scratch_;
 };
 
 class LedgerStore {
@@ -34,8 +68,15 @@ class LedgerStore {
   virtual std::size_t import(const std::function<void(const std::function<void(LedgerRecord&&)>&)>& produce);
   // Calls `visit` for every record, oldest first; period "YYYY-MM" limits it to that month.
   virtual void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) = 0;
-  // Totals for one month, or every month when period is "".
-  virtual std::vector<LedgerTotal> totals(const std::string& period);
+  // Calls `visit` for every record dated `first` to `last` (YYYY-MM-DD, both included), oldest first.
+  virtual void scan_dates(const std::string& first, const std::string& last, const std::function<void(LedgerRecord&&)>& visit);
+  // The sums of each query, in query order (see SpendSum). By default from scan(); SQLite reads
+  // only the columns summed, PostgreSQL sums in SQL.
+  virtual std::vector<SpendSums> sum_spend(const std::vector<SpendQuery>& queries);
+  // sum_spend and scan_dates together: one pass where the store reads whole records anyway
+  // (JSON Lines, the default), both queries elsewhere.
+  virtual std::vector<SpendSums> sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first,
+                                                    const std::string& last, const std::function<void(LedgerRecord&&)>& visit);
   // Problems a reader skipped (a torn last line of a JSONL file), to print as warnings.
   virtual std::vector<std::string> warnings() const { return {}; }
   // The store in words, for messages ("SQLite spend.db").
@@ -61,8 +102,8 @@ std::string derived_record_id(const LedgerRecord& r, std::size_t nth_identical);
 double lock_timeout_seconds();
 
 // Throws InputError at `where` when a store's sums are not what valid records can add up to
-// (inf, NaN, negative, a month that is not YYYY-MM): rows another tool wrote, summed in SQL.
-void check_totals(const std::vector<LedgerTotal>& totals, const std::string& where);
+// (inf, NaN, negative): rows another tool wrote, summed in SQL.
+void check_sums(const std::vector<SpendSums>& sums, const std::string& where);
 
 // A --ledger value fit to print: a PostgreSQL URL's password (user:PASS@ or password=PASS) masked.
 std::string redact_ledger_spec(const std::string& spec);

@@ -115,12 +115,72 @@ class PostgresLedger : public LedgerStore {
 
   void scan(const std::string& period, const std::function<void(LedgerRecord&&)>& visit) override {
     // One month, or all ("" to "9999-99" spans every "YYYY-MM"): a range the month index can serve.
-    const char* v[] = {period.c_str(), period.empty() ? "9999-99" : period.c_str()};
-    if (!PQsendQueryParams(conn_,
-                           "SELECT seq, id, to_char(date, 'YYYY-MM-DD'), experiment, team, user_name, provider, cost, currency, "
-                           "gpu_hours, tokens, outcomes FROM gpuplan_ledger WHERE month BETWEEN $1 AND $2 ORDER BY seq",
-                           2, nullptr, v, nullptr, nullptr, 0))
-      fail("read failed", PQerrorMessage(conn_));
+    read_records("SELECT seq, id, to_char(date, 'YYYY-MM-DD'), experiment, team, user_name, provider, cost, currency, "
+                 "gpu_hours, tokens, outcomes FROM gpuplan_ledger WHERE month BETWEEN $1 AND $2 ORDER BY seq",
+                 {period, period.empty() ? "9999-99" : period}, visit);
+  }
+
+  void scan_dates(const std::string& first, const std::string& last, const std::function<void(LedgerRecord&&)>& visit) override {
+    read_records("SELECT seq, id, to_char(date, 'YYYY-MM-DD'), experiment, team, user_name, provider, cost, currency, "
+                 "gpu_hours, tokens, outcomes FROM gpuplan_ledger WHERE date BETWEEN $1::date AND $2::date ORDER BY seq",
+                 {first, last}, visit);
+  }
+
+  // Summed by the server, one GROUP BY per query; `sum(cost ORDER BY seq)` adds in record order
+  // (plain float8 addition, never a parallel plan), so the sums equal every other store's.
+  std::vector<SpendSums> sum_spend(const std::vector<SpendQuery>& queries) override {
+    std::vector<SpendSums> out;
+    for (const auto& q : queries) {
+      const std::string key = q.by == "team"       ? "team"
+                              : q.by == "user"     ? "user_name"
+                              : q.by == "provider" ? "provider"
+                              : q.by == "month"    ? "to_char(date, 'YYYY-MM')"
+                                                   : "experiment";
+      const std::string first = q.first.empty() ? "0001-01-01" : q.first, last = q.last.empty() ? "9999-12-31" : q.last;
+      const char* v[] = {first.c_str(), last.c_str()};
+      Result res(PQexecParams(conn_,
+                              ("SELECT " + key + ", currency, sum(cost ORDER BY seq), count(*) FROM gpuplan_ledger "
+                               "WHERE date BETWEEN $1::date AND $2::date GROUP BY 1, 2 ORDER BY 1, 2").c_str(),
+                              2, nullptr, v, nullptr, nullptr, 0));
+      check(res, PGRES_TUPLES_OK, "read failed");
+      SpendSums sums;
+      for (int i = 0; i < PQntuples(res.get()); ++i)
+        sums.push_back({PQgetvalue(res.get(), i, 0), PQgetvalue(res.get(), i, 1), std::strtod(PQgetvalue(res.get(), i, 2), nullptr),
+                        std::strtoull(PQgetvalue(res.get(), i, 3), nullptr, 10)});
+      // The server's collation may order names differently from the other stores' byte order.
+      std::sort(sums.begin(), sums.end(), [](const SpendSum& a, const SpendSum& b) {
+        return a.key != b.key ? a.key < b.key : a.currency < b.currency;
+      });
+      out.push_back(std::move(sums));
+    }
+    check_sums(out, url_);
+    return out;
+  }
+
+  std::vector<SpendSums> sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first, const std::string& last,
+                                            const std::function<void(LedgerRecord&&)>& visit) override {
+    std::vector<SpendSums> sums = sum_spend(queries);
+    scan_dates(first, last, visit);
+    return sums;
+  }
+
+  std::string describe() const override { return "PostgreSQL " + url_; }
+
+ private:
+  static std::string trim(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+  static std::string num(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+  }
+
+  // Streams the rows of `sql` (selecting scan's columns) to `visit`, one at a time.
+  void read_records(const char* sql, const std::vector<std::string>& params, const std::function<void(LedgerRecord&&)>& visit) {
+    const char* v[] = {params[0].c_str(), params[1].c_str()};
+    if (!PQsendQueryParams(conn_, sql, 2, nullptr, v, nullptr, nullptr, 0)) fail("read failed", PQerrorMessage(conn_));
     PQsetSingleRowMode(conn_);  // streams: a million rows are never all in memory
     std::string error;
     while (PGresult* raw = PQgetResult(conn_)) {
@@ -139,35 +199,6 @@ class PostgresLedger : public LedgerStore {
       } else if (status != PGRES_TUPLES_OK && status != PGRES_SINGLE_TUPLE) error = PQresultErrorMessage(raw);
     }
     if (!error.empty()) fail("read failed", error);
-  }
-
-  std::vector<LedgerTotal> totals(const std::string& period) override {
-    // One month, or all ("" to "9999-99" spans every "YYYY-MM"): a range the month index can serve.
-    const char* v[] = {period.c_str(), period.empty() ? "9999-99" : period.c_str()};
-    Result res(PQexecParams(conn_,
-                            "SELECT month, team, user_name, currency, sum(cost), count(*) FROM gpuplan_ledger "
-                            "WHERE month BETWEEN $1 AND $2 GROUP BY month, team, user_name, currency",
-                            2, nullptr, v, nullptr, nullptr, 0));
-    check(res, PGRES_TUPLES_OK, "read failed");
-    std::vector<LedgerTotal> out;
-    for (int i = 0; i < PQntuples(res.get()); ++i)
-      out.push_back({PQgetvalue(res.get(), i, 0), PQgetvalue(res.get(), i, 1), PQgetvalue(res.get(), i, 2), PQgetvalue(res.get(), i, 3),
-                     std::strtod(PQgetvalue(res.get(), i, 4), nullptr), std::strtoull(PQgetvalue(res.get(), i, 5), nullptr, 10)});
-    check_totals(out, url_);
-    return out;
-  }
-
-  std::string describe() const override { return "PostgreSQL " + url_; }
-
- private:
-  static std::string trim(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
-  }
-  static std::string num(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
   }
 
   LedgerRecord row(PGresult* r) const {
@@ -267,6 +298,7 @@ class PostgresLedger : public LedgerStore {
   // may run, and a stuck writer elsewhere does not stop readers.
   void open_schema() {
     exec("SET client_min_messages = warning");
+    exec("SET extra_float_digits = 3");  // every float8 as text reads back to the same double
     exec("SET lock_timeout = " + std::to_string(std::max(1LL, static_cast<long long>(lock_timeout_seconds() * 1000))));  // 0 would mean no limit
     exec("SET statement_timeout = " + std::to_string(kStatementTimeoutMs));
     const int have = schema_version();

@@ -3,6 +3,7 @@
 // synchronous=FULL so a record reported as appended survives a crash.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -149,37 +150,65 @@ class SqliteLedger : public LedgerStore {
         "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens, outcomes FROM ledger "
         "WHERE month BETWEEN ?1 AND ?2 ORDER BY seq"));
     bind_period(st, period);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      LedgerRecord r;
-      r.where = SourceLocation{path_, sqlite3_column_int(st, 0), 0};
-      std::string* text[] = {&r.id, &r.date, &r.experiment, &r.team, &r.user, &r.provider};
-      for (int i = 0; i < 6; ++i) *text[i] = column_text(st, i + 1);
-      r.cost = column_number(st, 7);
-      r.currency = column_text(st, 8);
-      r.gpu_hours = column_number(st, 9);
-      r.tokens = column_number(st, 10);
-      read_outcomes_text(column_text(st, 11), r);
-      io::require_valid_records({r});  // a row another tool wrote: refused where it sits (path:seq)
-      visit(std::move(r));
-    }
-    if (rc != SQLITE_DONE) fail("read failed");
+    read_records(st, visit);
   }
 
-  std::vector<LedgerTotal> totals(const std::string& period) override {
-    // Covered by the (month, team, user_name, currency, cost) index: no table rows are read.
+  // Filtered by date alone: no index serves it, so SQLite reads the table in seq order with no
+  // sort (a month of a 1M-record ledger by the month index and a sort took 0.47 s; this, 0.11 s).
+  void scan_dates(const std::string& first, const std::string& last, const std::function<void(LedgerRecord&&)>& visit) override {
     Statement st(prepare(
-        "SELECT month, team, user_name, currency, sum(cost), count(*) FROM ledger "
-        "WHERE month BETWEEN ?1 AND ?2 GROUP BY month, team, user_name, currency"));
-    bind_period(st, period);
-    std::vector<LedgerTotal> out;
+        "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens, outcomes FROM ledger "
+        "WHERE date BETWEEN ?1 AND ?2 ORDER BY seq"));
+    sqlite3_bind_text(st, 1, first.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, last.c_str(), -1, SQLITE_TRANSIENT);
+    read_records(st, visit);
+  }
+
+  // One pass over the table in seq order reading only the summed columns, grouped in a hash:
+  // on 1M records SQLite's GROUP BY sorted them in a temporary B-tree (1.9 s by team, 4.4 s by
+  // experiment), and where an index covers the key it sums in index order, which changes the
+  // last digits against every other store. This pass takes about 0.2 s.
+  std::vector<SpendSums> sum_spend(const std::vector<SpendQuery>& queries) override {
+    std::string first = "9999-99-99", last;
+    for (const auto& q : queries) first = std::min(first, q.first), last = std::max(last, q.last.empty() ? "9999-99-99" : q.last);
+    // Only the key columns some query groups by are read (each one read costs about 10%).
+    LedgerRecord r;  // reused: its strings keep their buffers from row to row
+    std::string sql = "SELECT seq, date, currency, cost";
+    std::vector<std::string*> keys;
+    const std::pair<const char*, std::string*> kKeys[] = {
+        {"experiment", &r.experiment}, {"team", &r.team}, {"user", &r.user}, {"provider", &r.provider}};
+    for (const auto& [by, field] : kKeys)
+      if (std::any_of(queries.begin(), queries.end(), [&, by = by](const SpendQuery& q) { return q.by == by; })) {
+        sql += std::string(", ") + (std::string(by) == "user" ? "user_name" : by);
+        keys.push_back(field);
+      }
+    Statement st(prepare((sql + " FROM ledger WHERE date BETWEEN ?1 AND ?2 ORDER BY seq").c_str()));
+    sqlite3_bind_text(st, 1, first.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, last.c_str(), -1, SQLITE_TRANSIENT);
+    SpendAccumulator acc(queries);
+    std::vector<InputError> bad;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-      out.push_back({column_text(st, 0), column_text(st, 1), column_text(st, 2), column_text(st, 3), sqlite3_column_double(st, 4),
-                     static_cast<std::size_t>(sqlite3_column_int64(st, 5))});
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      assign_text(r.date, st, 1);
+      assign_text(r.currency, st, 2);
+      r.cost = column_number(st, 3);
+      for (std::size_t i = 0; i < keys.size(); ++i) assign_text(*keys[i], st, static_cast<int>(i) + 4);
+      // A row another tool wrote: refused where it sits (path:seq), as scan() refuses it.
+      io::check_summed_fields(r, SourceLocation{path_, sqlite3_column_int(st, 0), 0}, bad);
+      if (!bad.empty()) throw InputErrors(std::move(bad));
+      acc.add(r);
+    }
     if (rc != SQLITE_DONE) fail("read failed");
-    check_totals(out, path_);
+    std::vector<SpendSums> out = acc.sums();
+    check_sums(out, path_);
     return out;
+  }
+
+  std::vector<SpendSums> sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first, const std::string& last,
+                                            const std::function<void(LedgerRecord&&)>& visit) override {
+    std::vector<SpendSums> sums = sum_spend(queries);
+    scan_dates(first, last, visit);
+    return sums;
   }
 
   std::string describe() const override { return "SQLite database " + path_; }
@@ -197,6 +226,31 @@ class SqliteLedger : public LedgerStore {
   static void bind_period(sqlite3_stmt* st, const std::string& period) {
     sqlite3_bind_text(st, 1, period.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, period.empty() ? "9999-99" : period.c_str(), -1, SQLITE_TRANSIENT);
+  }
+
+  // Hands each row of a statement selecting the record columns (as scan's) to `visit`.
+  void read_records(sqlite3_stmt* st, const std::function<void(LedgerRecord&&)>& visit) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      LedgerRecord r;
+      r.where = SourceLocation{path_, sqlite3_column_int(st, 0), 0};
+      std::string* text[] = {&r.id, &r.date, &r.experiment, &r.team, &r.user, &r.provider};
+      for (int i = 0; i < 6; ++i) *text[i] = column_text(st, i + 1);
+      r.cost = column_number(st, 7);
+      r.currency = column_text(st, 8);
+      r.gpu_hours = column_number(st, 9);
+      r.tokens = column_number(st, 10);
+      read_outcomes_text(column_text(st, 11), r);  // every query here selects the outcomes 12th
+      io::require_valid_records({r});  // a row another tool wrote: refused where it sits (path:seq)
+      visit(std::move(r));
+    }
+    if (rc != SQLITE_DONE) fail("read failed");
+  }
+
+  static void assign_text(std::string& to, sqlite3_stmt* st, int i) {
+    const unsigned char* t = sqlite3_column_text(st, i);
+    if (t) to.assign(reinterpret_cast<const char*>(t));  // up to a NUL, as column_text reads it
+    else to.clear();
   }
 
   static std::string column_text(sqlite3_stmt* st, int i) {

@@ -38,7 +38,44 @@ same() {  # same ACTUAL EXPECTED DESCRIPTION
   if [[ "$1" == "$2" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $3: got '$1', expected '$2'"; fi
 }
 
+# Issue 31: sums come from the store (SQLite: one pass over the summed columns; PostgreSQL: GROUP
+# BY) yet equal the JSON Lines reader's to the last bit: each sum adds in record order. Costs
+# whose sum depends on the order (0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1), two currencies, an
+# empty team, records over three months and after the as-of date.
+python3 - "$TMP/sums.jsonl" <<'PY'
+import sys
+costs = [0.1, 0.2, 0.3, 1e-3, 7.77, 0.3, 0.2, 0.1, 1234.5678, 0.01]
+with open(sys.argv[1], "w") as out:
+    for i in range(60):
+        cur = "EUR" if i % 7 == 3 else "USD"
+        out.write('{"date":"2026-%02d-%02d","experiment":"e%d","team":"%s","user":"u%d","provider":"p%d","cost":%r,"currency":"%s","id":"s%d"}\n'
+                  % (10 + i % 3, 1 + i % 28, i % 4, "" if i % 5 == 0 else "t%d" % (i % 2), i % 3, i % 2, costs[i % 10], cur, i))
+PY
+# The reference: JSON Lines figures, and team t0's USD spend summed in file order by Python.
+want_t0=$(python3 -c "import json,sys; s=0.0
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r['team']=='t0' and r['currency']=='USD': s+=r['cost']
+print(repr(s))" "$TMP/sums.jsonl")
+t0_usd() { grep -v EUR "$1" >"$TMP/usd-only.jsonl"; "$G" ledger report --ledger "$TMP/usd-only.jsonl" --by team --format json | grep -oE '"t0": ?[0-9.e+-]+' | grep -oE '[0-9.e+-]+$'; }
+same "$(python3 -c "print(repr(float('$(t0_usd "$TMP/sums.jsonl")')))")" "$want_t0" "jsonl: a sum adds in record order"
+printf 'currency: USD\nperiod: month\ntotal: 100\nper_experiment: 50\nteams:\n  t0: 10\n' >"$TMP/sums-budget.yaml"
+sums_of() {  # every figure a store sums, as JSON
+  for by in experiment team user period provider; do "$G" ledger report --ledger "$1" --by "$by" --format json; done
+  "$G" ledger report --ledger "$1" --by team --period 2026-11 --format json
+  "$G" report --ledger "$1" --policy "$TMP/sums-budget.yaml" --date 2026-11-20 --format json
+  "$G" check "$EX/passing/experiments" --policy "$TMP/sums-budget.yaml" --ledger "$1" --date 2026-11-20 --format json
+}
+sums_of "$TMP/sums.jsonl" >"$TMP/sums-want.json" 2>/dev/null
+
 for kind in "${stores[@]}"; do
+  L=$(ledger "$kind" sums)
+  "$G" ledger import "$TMP/sums.jsonl" --ledger "$L" >/dev/null
+  sums_of "$L" >"$TMP/sums-got.json" 2>/dev/null
+  if cmp -s "$TMP/sums-got.json" "$TMP/sums-want.json"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $kind: store-side sums differ from the JSON Lines reader's"; diff "$TMP/sums-want.json" "$TMP/sums-got.json" | head -20
+  fi
+
   # A retried append with the same id counts once.
   L=$(ledger "$kind" retry)
   expect 0 "$kind: add with id" -- "$G" ledger add --ledger "$L" --experiment sft --cost 10 --id job-1 --date 2026-12-01

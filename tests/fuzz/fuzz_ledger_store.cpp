@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           back.records[0].cost != r.cost || back.records[0].date != r.date)
         std::abort();
     });
-    (void)store->totals("");
+    (void)store->sum_spend({{"month", "", ""}, {"experiment", "", "2026-12-31"}});
   } catch (const gpuplan::InputError&) {
   } catch (const gpuplan::InputErrors&) {
   }
