@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "gpuplan/spend.hpp"
 #include "cli/format_values.hpp"
 #include "gpuplan/units.hpp"
 #include "cli/ledger_source.hpp"
@@ -165,8 +166,10 @@ void run_report(const ReportFlags& f) {
     bad_flag("--by", "expected experiment, team, user, period or provider");
   require_period(f.period);
   // Summed by the store (one pass, only the summed columns on SQLite; GROUP BY on PostgreSQL).
-  const store::SpendQuery query{f.by == "period" ? "month" : f.by, f.period.empty() ? "" : f.period + "-01",
-                                f.period.empty() ? "" : f.period + "-31"};
+  // The month's real last day: PostgreSQL refuses a date such as 2026-11-31.
+  const std::string last_day =
+      f.period.empty() ? "" : f.period + "-" + std::to_string(days_in_month(std::stoi(f.period.substr(0, 4)), std::stoi(f.period.substr(5, 2))));
+  const store::SpendQuery query{f.by == "period" ? "month" : f.by, f.period.empty() ? "" : f.period + "-01", last_day};
   const KeySpend spend = ledger_spend(f.ledger, {query}, f.currency).front();
   std::map<std::string, double> sums;
   for (const auto& [key, v] : spend.by_key) sums[key.empty() ? "(none)" : key] += v;
