@@ -29,7 +29,7 @@ TEST_CASE("money in INR is grouped in lakhs and crores, other currencies in thou
   CHECK(money(0.12346, "INR") == "0.1235");
 }
 
-TEST_CASE("--grouping overrides the currency's grouping", "[format]") {
+TEST_CASE("the grouping setting (--grouping) overrides the currency's grouping", "[format]") {
   {
     const GroupingScope intl(DigitGrouping::intl);
     CHECK(money_text(1084428.5, "INR") == "1,084,428.50 INR");
