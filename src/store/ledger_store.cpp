@@ -41,6 +41,17 @@ class JsonlLedger : public LedgerStore {
         warnings_);
   }
 
+  // One read of the file serves both: the sums and the records dated first..last.
+  std::vector<SpendSums> sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first, const std::string& last,
+                                            const std::function<void(LedgerRecord&&)>& visit) override {
+    SpendAccumulator acc(queries);
+    scan("", [&](LedgerRecord&& r) {
+      acc.add(r);
+      if (r.date.compare(first) >= 0 && r.date.compare(last) <= 0) visit(std::move(r));
+    });
+    return acc.sums();
+  }
+
   std::vector<std::string> warnings() const override { return warnings_; }
   std::string describe() const override { return "JSON Lines file " + path_; }
 
@@ -76,12 +87,9 @@ std::vector<SpendSums> LedgerStore::sum_spend(const std::vector<SpendQuery>& que
 
 std::vector<SpendSums> LedgerStore::sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first,
                                                        const std::string& last, const std::function<void(LedgerRecord&&)>& visit) {
-  SpendAccumulator acc(queries);
-  scan("", [&](LedgerRecord&& r) {
-    acc.add(r);
-    if (r.date.compare(first) >= 0 && r.date.compare(last) <= 0) visit(std::move(r));
-  });
-  return acc.sums();
+  std::vector<SpendSums> sums = sum_spend(queries);
+  scan_dates(first, last, visit);
+  return sums;
 }
 
 SpendAccumulator::SpendAccumulator(std::vector<SpendQuery> queries) : queries_(std::move(queries)), groups_(queries_.size()) {}

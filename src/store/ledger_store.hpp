@@ -73,8 +73,8 @@ class LedgerStore {
   // The sums of each query, in query order (see SpendSum). By default from scan(); SQLite reads
   // only the columns summed, PostgreSQL sums in SQL.
   virtual std::vector<SpendSums> sum_spend(const std::vector<SpendQuery>& queries);
-  // sum_spend and scan_dates together: one pass where the store reads whole records anyway
-  // (JSON Lines, the default), both queries elsewhere.
+  // sum_spend and scan_dates together: by default both queries (the SQL stores); JSON Lines,
+  // which reads whole records anyway, serves both from one pass.
   virtual std::vector<SpendSums> sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first,
                                                     const std::string& last, const std::function<void(LedgerRecord&&)>& visit);
   // Problems a reader skipped (a torn last line of a JSONL file), to print as warnings.

@@ -204,13 +204,6 @@ class SqliteLedger : public LedgerStore {
     return out;
   }
 
-  std::vector<SpendSums> sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first, const std::string& last,
-                                            const std::function<void(LedgerRecord&&)>& visit) override {
-    std::vector<SpendSums> sums = sum_spend(queries);
-    scan_dates(first, last, visit);
-    return sums;
-  }
-
   std::string describe() const override { return "SQLite database " + path_; }
 
  private:
