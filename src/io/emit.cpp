@@ -73,6 +73,10 @@ std::string rendezvous_endpoint(const LaunchPlan& p) {
   return "\"" + addr + ":" + std::to_string(p.port) + "\"";
 }
 
+std::string torchrun_script_flags(const LaunchPlan& p) {
+  return torchrun_flags(p, "\"${RDZV_ID:-gpuplan}\"", rendezvous_endpoint(p));
+}
+
 namespace {
 
 std::string yaml_text(const YAML::Emitter& out, const std::string& header) {
@@ -188,9 +192,7 @@ std::string emit_torchrun(const LaunchPlan& p) {
          (p.head_address.empty() ? " with MASTER_ADDR set to the first node's address" : " (MASTER_ADDR overrides " + p.head_address + ")") +
          ";\n# the c10d rendezvous assigns the node ranks\n";
   s += "set -euo pipefail\n";
-  s += "torchrun " +
-       torchrun_flags(p, "\"${RDZV_ID:-gpuplan}\"", rendezvous_endpoint(p)) +
-       " " + train_args(p) + "\n";
+  s += "torchrun " + torchrun_script_flags(p) + " " + train_args(p) + "\n";
   return s;
 }
 

@@ -88,6 +88,9 @@ std::string shell_quote(const std::string& word);
 // The c10d rendezvous endpoint of a multi-node torchrun, as one shell word: $MASTER_ADDR,
 // defaulting to --head-address when one was given (else required), and the plan's port.
 std::string rendezvous_endpoint(const LaunchPlan& p);
+// torchrun's flags in a launcher script run on each node: standalone on one node, else the
+// c10d rendezvous at rendezvous_endpoint() with $RDZV_ID (default "gpuplan") as its id.
+std::string torchrun_script_flags(const LaunchPlan& p);
 
 // SkyPilot's accelerator name for a GPU (`sky show-gpus` spelling), e.g. "A100-80GB".
 std::string skypilot_accelerator(const Gpu& gpu);

@@ -40,13 +40,6 @@ std::string one_line(const std::string& s) {
   return out;
 }
 
-// torchrun's flags for a launcher script: c10d rendezvous at $MASTER_ADDR on several nodes.
-std::string torchrun_line(const LaunchPlan& p) {
-  if (p.nodes <= 1) return "torchrun --standalone --nnodes 1 --nproc_per_node " + std::to_string(p.gpus_per_node);
-  return "torchrun --nnodes " + std::to_string(p.nodes) + " --nproc_per_node " + std::to_string(p.gpus_per_node) +
-         " --rdzv_id \"${RDZV_ID:-gpuplan}\" --rdzv_backend c10d --rdzv_endpoint " + rendezvous_endpoint(p);
-}
-
 std::string layout_text(const LaunchPlan& p) {
   return "tensor parallel " + std::to_string(p.tensor_parallel) + " x pipeline " + std::to_string(p.pipeline_parallel) + " x context " +
          std::to_string(p.context_parallel) + " x data parallel " + std::to_string(p.data_parallel);
@@ -180,7 +173,7 @@ std::string emit_megatron(const LaunchPlan& p) {
   megatron_parallel_args(s, p);
   megatron_training_args(s, p);
   s += ")\n";
-  s += torchrun_line(p) + " pretrain_gpt.py \"${ARGS[@]}\" \"$@\"\n";
+  s += "torchrun " + torchrun_script_flags(p) + " pretrain_gpt.py \"${ARGS[@]}\" \"$@\"\n";
   return s;
 }
 
