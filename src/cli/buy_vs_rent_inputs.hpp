@@ -56,7 +56,7 @@ struct BuyVsRentSetup {
   std::vector<std::pair<Pricing, std::vector<RentOffer>>> commitments;
 };
 
-BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f);
+BuyVsRentSetup build_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f);
 
 // The ownership and rent terms as replay prices fleets (the log's months when there is one).
 FleetCostTerms fleet_cost_terms(const BuyVsRentSetup& s);

@@ -102,7 +102,7 @@ std::map<std::string, Answered> collect(const AdviseFlags& f) {
 
 TcoAnalysis analyse(const BuyVsRentSetup& s) { return analyse_buy_vs_rent(s).a; }
 
-void run_advise(const AdviseFlags& f) {
+int run_advise(const Context& ctx, const AdviseFlags& f) {
   const std::map<std::string, Answered> got = collect(f);
   AdviceAnswers a;
   std::vector<io::AnswerRow> rows;
@@ -118,7 +118,7 @@ void run_advise(const AdviseFlags& f) {
     costs.gpu_hours_week = num(a.gpu_hours_per_week, 6);
   }
   costs.uncertainty = num(a.uncertainty, 6);
-  const BuyVsRentSetup s = build_buy_vs_rent(costs);
+  const BuyVsRentSetup s = build_buy_vs_rent(ctx, costs);
   const TcoAnalysis training = analyse(s);
   std::optional<TcoAnalysis> serving;
   if (a.low_latency_inference && a.inference_gpus > 0) {
@@ -128,7 +128,7 @@ void run_advise(const AdviseFlags& f) {
     sc.utilisation = "100%";
     sc.count = std::to_string(a.inference_gpus);
     sc.uncertainty.clear();
-    serving = analyse(build_buy_vs_rent(sc));
+    serving = analyse(build_buy_vs_rent(ctx, sc));
   }
   const Advice advice = advise(a, s.in, training, serving ? &*serving : nullptr);
   rows.push_back({"cost_of_idle", "6. What is the cost of idle hardware?", money(advice.idle_gpu_per_month, s.run.currency, 0) +
@@ -138,19 +138,20 @@ void run_advise(const AdviseFlags& f) {
   r.json = io::advise_json(advice, c);
   r.json["purchase"] = io::purchase_json(s.purchase);  // the owned side's price, duty and tax, as buy-vs-rent shows them
   r.json["warnings"] = s.price_warnings;
-  for (const auto& w : s.price_warnings) warn(w);
-  if (output_format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
+  for (const auto& w : s.price_warnings) ctx.warn(w);
+  if (ctx.format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
   for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
   r.notes = s.notes;
   if (costs.demand.empty())
     r.notes.push_back("divisible-hours model: buy-vs-rent prices the GPU-hours a week as spread evenly over the month and over any GPUs; "
                       "--demand FILE replays the measured jobs whole instead (as buy-vs-rent and replay do with that log)");
-  print_report(r);
+  ctx.print_report(r);
+  return 0;
 }
 
 }  // namespace
 
-void setup_advise(CLI::App& app) {
+void setup_advise(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<AdviseFlags>();
   auto* cmd = app.add_subcommand("advise", "Eight questions on demand, risk and team: cloud-first, owned baseline + burst, or cloud training + owned serving");
   cmd->footer(R"(Examples:
@@ -168,8 +169,8 @@ hardware) is computed from the ownership terms. The ownership flags are buy-vs-r
   for (const auto& q : io::advice_questions()) cmd->add_option(q.flag, f->answers[q.key], q.question);
   cmd->add_option("--gpu-hours-per-month", f->gpu_hours_per_month, "Question 1 as GPU-hours a month (730 h): x 168/730 a week");
   cmd->add_option("--answers", f->answers_file, "YAML file of answers (keys as the flags, with _: steady_share: 40%)");
-  add_common_options(*cmd, kCatalogs);
-  cmd->callback([f] { run_advise(*f); });
+  add_common_options(*cmd, ctx, kCatalogs);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_advise(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli
