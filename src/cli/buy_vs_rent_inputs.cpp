@@ -120,7 +120,7 @@ bool read_job_log(const std::string& path, BuyVsRentSetup& s) {
   s.jobs = replay_jobs(log.jobs, ReplayMapping{});
   s.in.demand = demand_of_log(*s.log);
   s.demand_source = "jobs";
-  s.notes.push_back("demand is the " + std::to_string(s.log->jobs) + " jobs in " + path + " over " + num(s.log->span_hours / 24, 1) +
+  s.demand_notes.push_back("demand is the " + std::to_string(s.log->jobs) + " jobs in " + path + " over " + num(s.log->span_hours / 24, 1) +
                     " days (" + num(s.log->months, 2) + " months of 730 h): each is replayed whole, on all its GPUs at once; a job that does "
                     "not fit on the owned GPUs rents at once (replay " + path + " --burst-after explores waiting instead)");
   return true;
@@ -148,7 +148,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
     if (s.profile->from_jobs)
-      s.notes.push_back("demand is the GPU-hours per day of " + std::to_string(s.profile->jobs) + " jobs in " + f.demand +
+      s.demand_notes.push_back("demand is the GPU-hours per day of " + std::to_string(s.profile->jobs) + " jobs in " + f.demand +
                         " (gpuplan demand shows them); within a day the jobs peaked at " + std::to_string(s.profile->jobs_peak_gpus) +
                         " GPUs busy, which a daily profile averages out");
   } else {
@@ -175,7 +175,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   if (s.count_given) {
     s.in.fleet_gpus = count;
     if (needed > count)
-      s.notes.push_back("demand peaks at " + num(peak, 1) + " GPUs busy at once: BUY owns --count " + std::to_string(count) +
+      s.demand_notes.push_back("demand peaks at " + num(peak, 1) + " GPUs busy at once: BUY owns --count " + std::to_string(count) +
                         " and rents the overflow");
   } else {
     if (needed > kMaxFleet)

@@ -33,6 +33,7 @@ struct AdviseFlags {
 
 struct Answered {
   std::string text, source;
+  bool from_demand = false;  // read from --demand FILE (source says so in words)
 };
 
 void from_demand(const std::string& file, std::map<std::string, Answered>& got) {
@@ -41,10 +42,10 @@ void from_demand(const std::string& file, std::map<std::string, Answered>& got) 
   if (d.jobs == 0) throw InputError(SourceLocation{file, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
   std::string basis;
   const double u = demand_uncertainty(d, &basis);
-  got.emplace("gpu_hours_per_week", Answered{num(d.gpu_hours_per_week, 2), "demand " + file});
+  got.emplace("gpu_hours_per_week", Answered{num(d.gpu_hours_per_week, 2), "demand " + file, true});
   got.emplace("steady_share", Answered{num(100 * steady_share(d), 1) + "%",
-                                       "demand " + file + ": GPU-hours under the p50 of GPUs busy (" + num(d.baseline_gpus, 0) + ")"});
-  got.emplace("uncertainty", Answered{num(100 * u, 1) + "%", "demand " + file + ": " + basis});
+                                       "demand " + file + ": GPU-hours under the p50 of GPUs busy (" + num(d.baseline_gpus, 0) + ")", true});
+  got.emplace("uncertainty", Answered{num(100 * u, 1) + "%", "demand " + file + ": " + basis, true});
 }
 
 bool needed(const std::string& key, const std::map<std::string, Answered>& got) {
@@ -113,7 +114,7 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
     rows.push_back({q.key, q.question, it->second.text, it->second.source});
   }
   BuyVsRentFlags costs = f.costs;
-  if (got.at("gpu_hours_per_week").source.rfind("demand ", 0) != 0) {  // hours given: steady demand at that rate
+  if (!got.at("gpu_hours_per_week").from_demand) {  // hours given: steady demand at that rate
     costs.demand.clear();
     costs.gpu_hours_week = num(a.gpu_hours_per_week, 6);
   }
@@ -141,7 +142,8 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
   for (const auto& w : s.price_warnings) ctx.warn(w);
   if (ctx.format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
   for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
-  r.notes = s.notes;
+  r.notes = s.demand_notes;
+  r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
   if (costs.demand.empty())
     r.notes.push_back("divisible-hours model: buy-vs-rent prices the GPU-hours a week as spread evenly over the month and over any GPUs; "
                       "--demand FILE replays the measured jobs whole instead (as buy-vs-rent and replay do with that log)");

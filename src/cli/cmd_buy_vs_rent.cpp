@@ -60,6 +60,7 @@ int run_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f) {
     r.notes.push_back("warning: " + w);
   }
   if (!s.purchase.warnings.empty()) r.notes.push_back("(!) = no figure for " + s.purchase.country + " was found: a US one converted at the exchange rate stands in");
+  for (const auto& n : s.demand_notes) r.notes.push_back(n);
   for (const auto& n : s.notes) r.notes.push_back(n);
   if (!s.log)
     r.notes.push_back("divisible-hours model: demand is GPU-hours that can be spread over any of the GPUs; give a job log as --demand "

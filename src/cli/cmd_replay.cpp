@@ -175,8 +175,7 @@ int run_replay(const Context& ctx, ReplayFlags f) {
                     " months of 730 h): " + num(d.gpu_hours_per_month, 1) + " GPU-h a month, as demand and buy-vs-rent count it");
   if (s.spot.offers.empty() && !map.checkpointing.empty())
     r.notes.push_back("no loaded offer rents " + s.rented_gpu->id + " on spot: checkpointing jobs burst on-demand too");
-  for (const auto& n : s.notes)
-    if (n.rfind("demand ", 0) != 0) r.notes.push_back(n);  // the profile notes are buy-vs-rent's, not the replay's
+  for (const auto& n : s.notes) r.notes.push_back(n);  // not s.demand_notes: the profile notes are buy-vs-rent's, not the replay's
   if (!s.defaults.empty()) {
     std::string line = "defaults used (override with the flag; sources in README \"Buy or rent\"): ";
     for (std::size_t i = 0; i < s.defaults.size(); ++i) line += (i ? ", " : "") + s.defaults[i];

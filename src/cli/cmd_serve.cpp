@@ -104,7 +104,7 @@ std::string no_answer(const RouteResult& res) {
   const ServingSearch& sr = res.search;
   if (!sr.options.empty()) return "no offer meets the latency target: " + sr.options.front().fleet.latency_why;
   const auto beyond = std::find_if(sr.excluded.begin(), sr.excluded.end(),
-                                   [](const ServingExclusion& e) { return e.why.find("beyond any sane fleet") != std::string::npos; });
+                                   [](const ServingExclusion& e) { return e.refusal == ServingRefusal::beyond_fleet; });
   if (beyond != sr.excluded.end())
     return "the traffic is beyond any sane fleet on every offer that hosts the model (" + beyond->where.offer->key() + ": " +
            beyond->why + "); split it, lower it, or shorten the requests";
