@@ -262,9 +262,17 @@ struct ServingOption {
   ServingCost cost;
   double cold_start_seconds = 0;
 };
+// Why an offer cannot serve, as a code callers branch on; `why` beside it gives the detail in
+// words (which target, which numbers) for a table to show.
+enum class ServingRefusal {
+  cannot_host,   // no tensor-parallel degree fits the instance, or the model does not fit
+  beyond_fleet,  // the peak needs more GPUs than ServingConstants::max_fleet_gpus
+  no_price,      // the offer has no price for the pricing asked
+};
 struct ServingExclusion {
   ServingCandidate where;
   std::string why;
+  ServingRefusal refusal = ServingRefusal::cannot_host;
 };
 struct ServingSearch {
   std::vector<ServingOption> options;           // those meeting the targets first, then by cost per month
@@ -272,8 +280,9 @@ struct ServingSearch {
   std::vector<RooflinePoint> roofline;          // the best option's
   std::int64_t roofline_capacity = 0;           // sequences its KV cache holds (and max_batch allows)
 };
-// nullopt (with `why`) when no degree fits, prices or stays within max_fleet_gpus.
-std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& where, std::string& why);
+// nullopt (with `why` and its code in `refusal`) when no degree fits, prices or stays within
+// max_fleet_gpus.
+std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& where, std::string& why, ServingRefusal& refusal);
 ServingSearch search_serving(const ServingJob& j, const std::vector<ServingCandidate>& candidates);
 
 }  // namespace gpuplan

@@ -100,12 +100,12 @@ void print_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char**
   std::fprintf(stderr, "Run '%s --help' for usage.\n", path.c_str());
 }
 
-void register_for(CLI::App& app, int argc, char** argv) {
+void register_for(CLI::App& app, gpuplan::cli::Context& ctx, int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--version") == 0) return;  // answered before any command
   if (argc > 1)
     for (const auto& c : gpuplan::cli::kCommands)
-      if (c.alone && std::strcmp(argv[1], c.name) == 0) return c.setup(app);
-  gpuplan::cli::register_commands(app);
+      if (c.alone && std::strcmp(argv[1], c.name) == 0) return c.setup(app, ctx);
+  gpuplan::cli::register_commands(app, ctx);
 }
 
 // Output that could not be written (a full disk, a closed pipe) is a failure, not exit 0.
@@ -122,19 +122,22 @@ int finish_output(int code) {
 namespace gpuplan::cli {
 
 int run(int argc, char** argv) {
-  // One process may run several invocations (tests, the CLI fuzz target): start clean.
-  globals() = GlobalOptions{};
-  exit_code() = 0;
   io::track_inputs(false);  // forget the last run's inputs, then note this run's: no output
   io::track_inputs(true);   // file may replace one of them (io/files.hpp)
-  // The App is kept after the command, not destroyed: freeing estimate's ~90 options costs a
-  // tenth of its run, and the OS takes the memory back at exit at no cost. Each run frees the
-  // one before (tests and the CLI fuzz target call run() many times), and the kept one stays
-  // reachable from here, so leak checkers do not count it.
-  static CLI::App* kept = nullptr;
+  // The App and the Context (the catalogs it loaded) are kept after the command, not destroyed:
+  // freeing estimate's ~90 options costs a tenth of its run, and the OS takes the memory back at
+  // exit at no cost. Each run frees the one before (tests and the CLI fuzz target call run() many
+  // times), so every invocation starts from a fresh Context; the kept one stays reachable from
+  // here, so leak checkers do not count it. Nothing reads it after run() returns.
+  struct Invocation {
+    CLI::App app{"gpuplan: GPU budget planner. Will this job fit, how long will it take, what will it cost."};
+    Context ctx;
+  };
+  static Invocation* kept = nullptr;
   delete kept;
-  kept = new CLI::App{"gpuplan: GPU budget planner. Will this job fit, how long will it take, what will it cost."};
-  CLI::App& app = *kept;
+  kept = new Invocation;
+  CLI::App& app = kept->app;
+  Context& ctx = kept->ctx;
   app.footer(kFooter);
   app.formatter(gpuplan::cli::help_formatter());
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
@@ -148,9 +151,11 @@ int run(int argc, char** argv) {
       print_error(what.c_str());
       return 2;
     }
-  register_for(app, argc, argv);
+  register_for(app, ctx, argc, argv);
+  int code = 0;
   try {
     app.parse(argc, argv);
+    if (ctx.command) code = ctx.command();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -170,7 +175,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "gpuplan: internal error: %s (please report this)\n", e.what());
     return 2;
   }
-  return finish_output(gpuplan::cli::exit_code());
+  return finish_output(code);
 }
 
 }  // namespace gpuplan::cli

@@ -120,7 +120,7 @@ bool read_job_log(const std::string& path, BuyVsRentSetup& s) {
   s.jobs = replay_jobs(log.jobs, ReplayMapping{});
   s.in.demand = demand_of_log(*s.log);
   s.demand_source = "jobs";
-  s.notes.push_back("demand is the " + std::to_string(s.log->jobs) + " jobs in " + path + " over " + num(s.log->span_hours / 24, 1) +
+  s.demand_notes.push_back("demand is the " + std::to_string(s.log->jobs) + " jobs in " + path + " over " + num(s.log->span_hours / 24, 1) +
                     " days (" + num(s.log->months, 2) + " months of 730 h): each is replayed whole, on all its GPUs at once; a job that does "
                     "not fit on the owned GPUs rents at once (replay " + path + " --burst-after explores waiting instead)");
   return true;
@@ -148,7 +148,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
     if (s.profile->from_jobs)
-      s.notes.push_back("demand is the GPU-hours per day of " + std::to_string(s.profile->jobs) + " jobs in " + f.demand +
+      s.demand_notes.push_back("demand is the GPU-hours per day of " + std::to_string(s.profile->jobs) + " jobs in " + f.demand +
                         " (gpuplan demand shows them); within a day the jobs peaked at " + std::to_string(s.profile->jobs_peak_gpus) +
                         " GPUs busy, which a daily profile averages out");
   } else {
@@ -175,7 +175,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   if (s.count_given) {
     s.in.fleet_gpus = count;
     if (needed > count)
-      s.notes.push_back("demand peaks at " + num(peak, 1) + " GPUs busy at once: BUY owns --count " + std::to_string(count) +
+      s.demand_notes.push_back("demand peaks at " + num(peak, 1) + " GPUs busy at once: BUY owns --count " + std::to_string(count) +
                         " and rents the overflow");
   } else {
     if (needed > kMaxFleet)
@@ -210,17 +210,16 @@ bool allowed(const OfferFilter& place, const Provider& p, const Offer& o, const 
 }
 
 // Every loaded offer of one GPU with a price for `pr`, where renting may happen.
-std::vector<RentOffer> offers_of(const std::string& gpu_id, Pricing pr, const RunSettings& run, const OfferFilter& place) {
+std::vector<RentOffer> offers_of(const Catalog& catalog, const std::string& gpu_id, Pricing pr, const RunSettings& run, const OfferFilter& place) {
   std::vector<RentOffer> out;
-  for (const auto& p : catalog().providers)
+  for (const auto& p : catalog.providers)
     for (const auto& off : p.offers)
       if (off.gpu == gpu_id && off.price(pr) && allowed(place, p, off, run)) out.push_back(rent_offer(p, off, run));
   return out;
 }
 
 // --offer provider/offer, checked; sets the rented GPU.
-std::pair<const Provider*, const Offer*> pinned_offer(const std::string& text, Pricing pricing, BuyVsRentSetup& s) {
-  const Catalog& c = catalog();
+std::pair<const Provider*, const Offer*> pinned_offer(const Catalog& c, const std::string& text, Pricing pricing, BuyVsRentSetup& s) {
   const auto slash = text.find('/');
   if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. runpod/rtx-4090-x1, got \"" + text + "\"");
   const auto l = c.find_provider(text.substr(0, slash));
@@ -237,8 +236,7 @@ std::pair<const Provider*, const Offer*> pinned_offer(const std::string& text, P
 
 // The GPUs some offer rents at this pricing; the owned one if it is among them, else the
 // nearest by memory and bf16 TFLOPS.
-const Gpu* rented_gpu_for(const Gpu& gpu, Pricing pricing, const OfferFilter& place, const RunSettings& run) {
-  const Catalog& c = catalog();
+const Gpu* rented_gpu_for(const Catalog& c, const Gpu& gpu, Pricing pricing, const OfferFilter& place, const RunSettings& run) {
   std::set<std::string> rentable;
   for (const auto& p : c.providers)
     for (const auto& off : p.offers)
@@ -277,7 +275,7 @@ void note_equivalent(BuyVsRentSetup& s, bool pinned) {
 
 // The rented offers (pinned, or the cheapest shapes of the rented GPU) and the same GPU on spot
 // and on reserved terms, for comparison.
-void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
+void read_rent_terms(const Catalog& catalog, const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   const RunSettings& run = s.run;
   const Pricing pricing = run.spec.bill.pricing;
   const RunInputs bill = rent_bill(f, run);
@@ -287,16 +285,16 @@ void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   rent.run = bill;
   const Provider* pinned_provider = nullptr;
   const Offer* pinned = nullptr;
-  const OfferFilter place = build_offer_filter(f.place, catalog());
+  const OfferFilter place = build_offer_filter(f.place, catalog);
   if (!f.offer.empty()) {
-    std::tie(pinned_provider, pinned) = pinned_offer(f.offer, pricing, s);
+    std::tie(pinned_provider, pinned) = pinned_offer(catalog, f.offer, pricing, s);
     if (!allowed(place, *pinned_provider, *pinned, run)) bad_flag("--offer", pinned->key() + " is outside --provider/--region/--country");
   } else {
-    s.rented_gpu = rented_gpu_for(*s.gpu, pricing, place, run);
+    s.rented_gpu = rented_gpu_for(catalog, *s.gpu, pricing, place, run);
   }
   if (s.rented_gpu != s.gpu) note_equivalent(s, pinned != nullptr);
   rent.offers = pinned ? std::vector<RentOffer>{rent_offer(*pinned_provider, *pinned, run)}
-                       : cheapest_shapes(offers_of(s.rented_gpu->id, pricing, run, place), pricing, n, bill);
+                       : cheapest_shapes(offers_of(catalog, s.rented_gpu->id, pricing, run, place), pricing, n, bill);
   if (!option_cost(0, n, s.in.demand, s.in.owned, rent, s.in.horizon_months).feasible)
     bad_flag("--pricing", "on spot the work is preempted faster than it can progress on " + rent.offers.front().offer->key() +
                               "; lower --preemptions-per-hour or rent on-demand");
@@ -308,12 +306,12 @@ void read_rent_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   s.spot.offers.clear();
   if (pricing != Pricing::spot) {
     if (pinned && pinned->price(Pricing::spot)) s.spot.offers = {rent_offer(*pinned_provider, *pinned, run)};
-    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(s.rented_gpu->id, Pricing::spot, run, place), Pricing::spot, n, bill);
+    else if (!pinned) s.spot.offers = cheapest_shapes(offers_of(catalog, s.rented_gpu->id, Pricing::spot, run, place), Pricing::spot, n, bill);
   }
   for (Pricing term : {Pricing::reserved_1y, Pricing::reserved_3y}) {
     std::vector<RentOffer> set;
     if (pinned && pinned->price(term)) set = {rent_offer(*pinned_provider, *pinned, run)};
-    else set = offers_of(s.rented_gpu->id, term, run, place);
+    else set = offers_of(catalog, s.rented_gpu->id, term, run, place);
     if (!set.empty()) s.commitments.emplace_back(term, set);
   }
 }
@@ -357,11 +355,11 @@ std::vector<std::string> rent_price_warnings(const BuyVsRentSetup& s) {
 
 }  // namespace
 
-BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
+BuyVsRentSetup build_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& flags) {
   BuyVsRentFlags f = flags;
   BuyVsRentSetup s;
   read_country(f, s.purchase);
-  s.run = build_run_settings(f.run, Workload{});
+  s.run = build_run_settings(ctx, f.run, Workload{});
   s.purchase.basis = s.run.spec.bill.tax_basis;
   s.purchase.input_tax_credit = s.run.spec.bill.input_tax_credit;
   // Both sides on one basis: a buyer in India pays GST on rented hours as on hardware, whatever
@@ -370,11 +368,11 @@ BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& flags) {
     s.run.spec.bill.tax_rate = gst->value;
     s.purchase.sources.push_back("rent GST: " + gst->source);
   }
-  s.gpu = &resolve_gpu(f.gpu);
+  s.gpu = &resolve_gpu(ctx.catalog(), f.gpu);
   s.in.uncertainty_rule = td::kUncertaintyRule;
   read_demand(f, s);
   read_ownership_terms(f, s);
-  read_rent_terms(f, s);
+  read_rent_terms(ctx.catalog(), f, s);
   if (!f.place.countries.empty() && f.own.buyer_country.empty())
     s.notes.push_back("--country keeps renting to offers in that country (as in compare); the buyer, whose country sets the tax owed, "
                       "is --buyer-country (here " + s.purchase.country + ")");

@@ -46,7 +46,8 @@ struct BuyVsRentSetup {
   double hours_per_month = 0;        // expected demand
   bool count_given = false;
   std::vector<std::string> defaults;  // "power 0.16 USD/kWh (--power-price)" for each default used
-  std::vector<std::string> notes;     // what the reader must know about the inputs
+  std::vector<std::string> demand_notes;  // what the reader must know about the demand (printed first)
+  std::vector<std::string> notes;     // what the reader must know about the other inputs
   bool ops_counted = false;
   io::PurchaseReport purchase;        // the buyer's country, hardware taxes and duty, warnings
   RentTerms spot;                     // the same GPU on spot, for comparison (no offers: none listed)
@@ -56,7 +57,7 @@ struct BuyVsRentSetup {
   std::vector<std::pair<Pricing, std::vector<RentOffer>>> commitments;
 };
 
-BuyVsRentSetup build_buy_vs_rent(const BuyVsRentFlags& f);
+BuyVsRentSetup build_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f);
 
 // The ownership and rent terms as replay prices fleets (the log's months when there is one).
 FleetCostTerms fleet_cost_terms(const BuyVsRentSetup& s);

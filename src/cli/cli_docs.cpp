@@ -233,7 +233,7 @@ std::string flags_json(const std::vector<Command>& cmds) {
 
 }  // namespace
 
-void setup_cli_docs(CLI::App& app) {
+void setup_cli_docs(CLI::App& app, Context& ctx) {
   struct Flags {
     std::string shell, out = "-";
   };
@@ -241,23 +241,26 @@ void setup_cli_docs(CLI::App& app) {
   auto* comp = app.add_subcommand("completions", "Print a shell completion script")->group("");
   comp->add_option("shell", f->shell, "bash | zsh | fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
   comp->add_option("-o,--out", f->out, "File to write (default: stdout)");
-  comp->callback([&app, f] {
+  on_parsed(*comp, ctx, [&app, f] {
     std::vector<Command> cmds;
     walk(app, "", cmds);
     io::write_file_atomic(f->out, f->shell == "bash" ? bash(cmds) : f->shell == "zsh" ? zsh(cmds) : fish(cmds));
+    return 0;
   });
   auto* page = app.add_subcommand("man", "Print the man page (roff)")->group("");
   page->add_option("-o,--out", f->out, "File to write (default: stdout)");
-  page->callback([&app, f] {
+  on_parsed(*page, ctx, [&app, f] {
     std::vector<Command> cmds;
     walk(app, "", cmds);
     io::write_file_atomic(f->out, man(cmds, GPUPLAN_VERSION));
+    return 0;
   });
   auto* list = app.add_subcommand("flags", "Print every command's flags as JSON")->group("");
-  list->callback([&app] {
+  on_parsed(*list, ctx, [&app] {
     std::vector<Command> cmds;
     walk(app, "", cmds);
     std::fputs(flags_json(cmds).c_str(), stdout);
+    return 0;
   });
 }
 

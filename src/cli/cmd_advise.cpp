@@ -33,6 +33,7 @@ struct AdviseFlags {
 
 struct Answered {
   std::string text, source;
+  bool from_demand = false;  // read from --demand FILE (source says so in words)
 };
 
 void from_demand(const std::string& file, std::map<std::string, Answered>& got) {
@@ -41,10 +42,10 @@ void from_demand(const std::string& file, std::map<std::string, Answered>& got) 
   if (d.jobs == 0) throw InputError(SourceLocation{file, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
   std::string basis;
   const double u = demand_uncertainty(d, &basis);
-  got.emplace("gpu_hours_per_week", Answered{num(d.gpu_hours_per_week, 2), "demand " + file});
+  got.emplace("gpu_hours_per_week", Answered{num(d.gpu_hours_per_week, 2), "demand " + file, true});
   got.emplace("steady_share", Answered{num(100 * steady_share(d), 1) + "%",
-                                       "demand " + file + ": GPU-hours under the p50 of GPUs busy (" + num(d.baseline_gpus, 0) + ")"});
-  got.emplace("uncertainty", Answered{num(100 * u, 1) + "%", "demand " + file + ": " + basis});
+                                       "demand " + file + ": GPU-hours under the p50 of GPUs busy (" + num(d.baseline_gpus, 0) + ")", true});
+  got.emplace("uncertainty", Answered{num(100 * u, 1) + "%", "demand " + file + ": " + basis, true});
 }
 
 bool needed(const std::string& key, const std::map<std::string, Answered>& got) {
@@ -102,7 +103,7 @@ std::map<std::string, Answered> collect(const AdviseFlags& f) {
 
 TcoAnalysis analyse(const BuyVsRentSetup& s) { return analyse_buy_vs_rent(s).a; }
 
-void run_advise(const AdviseFlags& f) {
+int run_advise(const Context& ctx, const AdviseFlags& f) {
   const std::map<std::string, Answered> got = collect(f);
   AdviceAnswers a;
   std::vector<io::AnswerRow> rows;
@@ -113,12 +114,12 @@ void run_advise(const AdviseFlags& f) {
     rows.push_back({q.key, q.question, it->second.text, it->second.source});
   }
   BuyVsRentFlags costs = f.costs;
-  if (got.at("gpu_hours_per_week").source.rfind("demand ", 0) != 0) {  // hours given: steady demand at that rate
+  if (!got.at("gpu_hours_per_week").from_demand) {  // hours given: steady demand at that rate
     costs.demand.clear();
     costs.gpu_hours_week = num(a.gpu_hours_per_week, 6);
   }
   costs.uncertainty = num(a.uncertainty, 6);
-  const BuyVsRentSetup s = build_buy_vs_rent(costs);
+  const BuyVsRentSetup s = build_buy_vs_rent(ctx, costs);
   const TcoAnalysis training = analyse(s);
   std::optional<TcoAnalysis> serving;
   if (a.low_latency_inference && a.inference_gpus > 0) {
@@ -128,7 +129,7 @@ void run_advise(const AdviseFlags& f) {
     sc.utilisation = "100%";
     sc.count = std::to_string(a.inference_gpus);
     sc.uncertainty.clear();
-    serving = analyse(build_buy_vs_rent(sc));
+    serving = analyse(build_buy_vs_rent(ctx, sc));
   }
   const Advice advice = advise(a, s.in, training, serving ? &*serving : nullptr);
   rows.push_back({"cost_of_idle", "6. What is the cost of idle hardware?", money(advice.idle_gpu_per_month, s.run.currency, 0) +
@@ -138,19 +139,21 @@ void run_advise(const AdviseFlags& f) {
   r.json = io::advise_json(advice, c);
   r.json["purchase"] = io::purchase_json(s.purchase);  // the owned side's price, duty and tax, as buy-vs-rent shows them
   r.json["warnings"] = s.price_warnings;
-  for (const auto& w : s.price_warnings) warn(w);
-  if (output_format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
+  for (const auto& w : s.price_warnings) ctx.warn(w);
+  if (ctx.format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
   for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
-  r.notes = s.notes;
+  r.notes = s.demand_notes;
+  r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
   if (costs.demand.empty())
     r.notes.push_back("divisible-hours model: buy-vs-rent prices the GPU-hours a week as spread evenly over the month and over any GPUs; "
                       "--demand FILE replays the measured jobs whole instead (as buy-vs-rent and replay do with that log)");
-  print_report(r);
+  ctx.print_report(r);
+  return 0;
 }
 
 }  // namespace
 
-void setup_advise(CLI::App& app) {
+void setup_advise(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<AdviseFlags>();
   auto* cmd = app.add_subcommand("advise", "Eight questions on demand, risk and team: cloud-first, owned baseline + burst, or cloud training + owned serving");
   cmd->footer(R"(Examples:
@@ -168,8 +171,8 @@ hardware) is computed from the ownership terms. The ownership flags are buy-vs-r
   for (const auto& q : io::advice_questions()) cmd->add_option(q.flag, f->answers[q.key], q.question);
   cmd->add_option("--gpu-hours-per-month", f->gpu_hours_per_month, "Question 1 as GPU-hours a month (730 h): x 168/730 a week");
   cmd->add_option("--answers", f->answers_file, "YAML file of answers (keys as the flags, with _: steady_share: 40%)");
-  add_common_options(*cmd, kCatalogs);
-  cmd->callback([f] { run_advise(*f); });
+  add_common_options(*cmd, ctx, kCatalogs);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_advise(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

@@ -36,8 +36,8 @@ io::TcoContext context_of(const BuyVsRentSetup& s) {
   return c;
 }
 
-void run_buy_vs_rent(const BuyVsRentFlags& f) {
-  const BuyVsRentSetup s = build_buy_vs_rent(f);
+int run_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f) {
+  const BuyVsRentSetup s = build_buy_vs_rent(ctx, f);
   const TcoAnalysis a = analyse_buy_vs_rent(s).a;
   const io::TcoContext c = context_of(s);
   const std::vector<std::string> reasons = io::tco_reasons(s.in, a, c);
@@ -47,19 +47,20 @@ void run_buy_vs_rent(const BuyVsRentFlags& f) {
   std::vector<std::string> warnings = s.price_warnings;
   warnings.insert(warnings.end(), s.purchase.warnings.begin(), s.purchase.warnings.end());
   r.json["warnings"] = warnings;
-  for (const auto& w : s.price_warnings) warn(w);
-  if (output_format() == Format::csv) r.tables.push_back(io::tco_series_table(s.in, a, c));  // CSV prints the first table
+  for (const auto& w : s.price_warnings) ctx.warn(w);
+  if (ctx.format() == Format::csv) r.tables.push_back(io::tco_series_table(s.in, a, c));  // CSV prints the first table
   for (auto& t : io::tco_tables(s.in, a, c, reasons)) r.tables.push_back(std::move(t));
   // The purchase lines right after the verdict and monthly tables, when there is tax, duty or
   // a stand-in figure to show (a US buyer at list prices has neither).
   if (s.purchase.gst_rate > 0 || !s.purchase.warnings.empty())
-    r.tables.insert(r.tables.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(r.tables.size()), output_format() == Format::csv ? 3 : 2),
+    r.tables.insert(r.tables.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(r.tables.size()), ctx.format() == Format::csv ? 3 : 2),
                     io::purchase_table(s.purchase, c.currency));
   for (const auto& w : s.purchase.warnings) {
-    warn(w);
+    ctx.warn(w);
     r.notes.push_back("warning: " + w);
   }
   if (!s.purchase.warnings.empty()) r.notes.push_back("(!) = no figure for " + s.purchase.country + " was found: a US one converted at the exchange rate stands in");
+  for (const auto& n : s.demand_notes) r.notes.push_back(n);
   for (const auto& n : s.notes) r.notes.push_back(n);
   if (!s.log)
     r.notes.push_back("divisible-hours model: demand is GPU-hours that can be spread over any of the GPUs; give a job log as --demand "
@@ -71,12 +72,13 @@ void run_buy_vs_rent(const BuyVsRentFlags& f) {
     r.notes.push_back(line);
   }
   if (c.currency != "USD" || s.run.fx.as_of == "--fx") r.notes.push_back("exchange rates as of " + s.run.fx.as_of);
-  print_report(r);
+  ctx.print_report(r);
+  return 0;
 }
 
 }  // namespace
 
-void setup_buy_vs_rent(CLI::App& app) {
+void setup_buy_vs_rent(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<BuyVsRentFlags>();
   auto* cmd = app.add_subcommand("buy-vs-rent", "Own GPUs or rent them: total cost, break-even, hybrid and sensitivity");
   cmd->footer(R"(Examples:
@@ -92,8 +94,8 @@ Demand files: a job log (as gpuplan demand reads: its jobs are replayed whole, a
 CSV "day,gpu_hours" (or week, gpus) with one row per period, dates or running numbers without
 gaps; or YAML "period: day" and a "gpu_hours:" (or "gpus:") list.)");
   add_buy_vs_rent_options(*cmd, *f);
-  add_common_options(*cmd, kCatalogs);
-  cmd->callback([f] { run_buy_vs_rent(*f); });
+  add_common_options(*cmd, ctx, kCatalogs);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_buy_vs_rent(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

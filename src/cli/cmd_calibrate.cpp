@@ -106,8 +106,8 @@ io::Table constants_table(const Profile& p, const std::vector<MeasuredRun>& runs
   throw InputErrors(std::move(errors));
 }
 
-void run_calibrate(const CalibrateFlags& f) {
-  const std::vector<MeasuredRun> runs = to_measured_runs(io::read_run_records(f.runs));
+int run_calibrate(const Context& ctx, const CalibrateFlags& f) {
+  const std::vector<MeasuredRun> runs = to_measured_runs(ctx, io::read_run_records(f.runs));
   FitResult fit = fit_profile(runs);
   if (!fit.underfit.empty() && !f.partial) refuse_underfit(f, fit.underfit);
   Profile& p = fit.profile;
@@ -154,12 +154,13 @@ void run_calibrate(const CalibrateFlags& f) {
     r.notes.push_back("profile written to " + f.out + " (load it with --profile " + f.out + ")");
     r.json["profile"] = f.out;
   }
-  print_report(r);
+  ctx.print_report(r);
+  return 0;
 }
 
 }  // namespace
 
-void setup_calibrate(CLI::App& app) {
+void setup_calibrate(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<CalibrateFlags>();
   auto* cmd = app.add_subcommand("calibrate", "Fit the memory and time constants to your own measured runs");
   cmd->add_option("runs", flags->runs, "Run records, JSON Lines (tools/probe/gpuplan_probe.py writes them; docs/run-records.md)")
@@ -167,10 +168,10 @@ void setup_calibrate(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--out", flags->out, "Write the fitted profile here (YAML)");
   cmd->add_flag("--partial", flags->partial, "Fit what the runs allow; keep defaults for constants with too few runs");
-  add_common_options(*cmd, kCatalogs);
+  add_common_options(*cmd, ctx, kCatalogs);
   cmd->footer("Examples:\n  gpuplan calibrate runs.jsonl --out profile.yaml\n  gpuplan estimate --model llama-3.1-8b --method lora --profile profile.yaml\n"
               "Exit 2 when a constant is measured by too few runs to fit (the message says how many it needs).");
-  cmd->callback([flags] { run_calibrate(*flags); });
+  on_parsed(*cmd, ctx, [&ctx, flags] { return run_calibrate(ctx, *flags); });
 }
 
 }  // namespace gpuplan::cli

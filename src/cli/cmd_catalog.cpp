@@ -11,17 +11,17 @@
 
 namespace gpuplan::cli {
 
-void setup_catalog(CLI::App& app) {
+void setup_catalog(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("catalog", "Check catalog files");
   cmd->footer("Example:\n  gpuplan catalog validate my-gpus.yaml my-prices.yaml");
   cmd->require_subcommand(1);
   auto files = std::make_shared<std::vector<std::string>>();
   auto* validate = cmd->add_subcommand("validate", "Report every problem in catalog files, with file and line");
   validate->add_option("files", *files, "Catalog YAML files or SkyPilot vms.csv price sheets")->required();
-  add_common_options(*validate, kCatalogs);
+  add_common_options(*validate, ctx, kCatalogs);
   validate->footer("Example: gpuplan catalog validate my-gpus.yaml my-prices.yaml\nExit 0 when all files are valid, 2 otherwise.");
-  validate->callback([files] {
-    Catalog known = catalog();  // shipped data plus --catalog files: a sheet may name their GPUs
+  on_parsed(*validate, ctx, [&ctx, files] {
+    Catalog known = ctx.catalog();  // shipped data plus --catalog files: a sheet may name their GPUs
     std::vector<InputError> problems;
     Report r;
     r.json["files"] = nlohmann::json::array();
@@ -41,7 +41,7 @@ void setup_catalog(CLI::App& app) {
           if (!load.unmapped.empty()) {
             std::string names;
             for (const auto& u : load.unmapped) names += (names.empty() ? "" : ", ") + u;
-            warn(f + ": rows left out, accelerator not in the GPU catalog: " + names);
+            ctx.warn(f + ": rows left out, accelerator not in the GPU catalog: " + names);
           }
         } else {
           io::CatalogLoad load = io::parse_catalog_yaml(text, f, known);
@@ -62,9 +62,9 @@ void setup_catalog(CLI::App& app) {
     }
     r.json["valid"] = problems.empty();
     r.tables.push_back(t);
-    print_report(r);
+    ctx.print_report(r);
     for (const auto& e : problems) std::fprintf(stderr, "gpuplan: error: %s\n", e.what());
-    if (!problems.empty()) exit_code() = 2;
+    return problems.empty() ? 0 : 2;
   });
 }
 

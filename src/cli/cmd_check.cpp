@@ -47,7 +47,7 @@ io::CheckedSpec checked(PricedExperiment p) {
 // name are an error naming both files, since the rules, the caps and diff's rows all go by name.
 // The stale-price and mixed-tax warnings of the offers they are priced on go to `warnings`,
 // once each.
-std::vector<io::CheckedSpec> price_all(const std::vector<std::string>& files, const std::string& currency, bool price_inactive,
+std::vector<io::CheckedSpec> price_all(const Context& ctx, const std::vector<std::string>& files, const std::string& currency, bool price_inactive,
                                        std::vector<std::string>& warnings) {
   std::vector<io::CheckedSpec> out;
   std::vector<InputError> errors;
@@ -63,7 +63,7 @@ std::vector<io::CheckedSpec> price_all(const std::vector<std::string>& files, co
       }
       const bool active = x.status == SpecStatus::planned || x.status == SpecStatus::running;
       if (active || price_inactive) {
-        PricedExperiment p = price_experiment(x, currency);
+        PricedExperiment p = price_experiment(ctx, x, currency);
         for (auto& w : p.price_warnings)
           if (warned.insert(w).second) warnings.push_back(std::move(w));
         out.push_back(checked(std::move(p)));
@@ -87,7 +87,8 @@ std::vector<io::CheckedSpec> price_all(const std::vector<std::string>& files, co
   return out;
 }
 
-void gate(const CheckFlags& f) {
+// Returns the exit code: 1 when a rule fails.
+int gate(const Context& ctx, const CheckFlags& f) {
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
   const std::string as_of = date_or_today(f.date);
   io::CheckReport cr;
@@ -98,14 +99,14 @@ void gate(const CheckFlags& f) {
   const std::size_t found = files.size();
   if (!f.changed.empty()) files = only_changed(files, f.changed);
   std::vector<std::string> warnings;
-  cr.specs = price_all(files, policy.currency, false, warnings);
-  for (const auto& w : warnings) warn(w);
+  cr.specs = price_all(ctx, files, policy.currency, false, warnings);
+  for (const auto& w : warnings) ctx.warn(w);
   if (found == 0) bad_flag("specs", "no experiment spec files found");
   // The period's records to as_of, and each experiment's spend over its life summed by the store.
   std::vector<LedgerRecord> ledger;
   std::map<std::string, double> spent_by_experiment;
   if (!f.ledger.empty()) {
-    LedgerRead read = read_ledger(f.ledger, {{"experiment", "", as_of}}, period_containing(as_of, policy.period).first, as_of, policy.currency);
+    LedgerRead read = read_ledger(ctx, f.ledger, {{"experiment", "", as_of}}, period_containing(as_of, policy.period).first, as_of, policy.currency);
     spent_by_experiment = std::move(read.sums.front().by_key);
     ledger = std::move(read.records);
   }
@@ -115,34 +116,34 @@ void gate(const CheckFlags& f) {
   cr.rules = check_budget(policy, checks, ledger, spent_by_experiment, as_of);
   for (std::size_t i = 0; i < checks.size(); ++i) cr.specs[i].check = std::move(checks[i]);
   Report r;
-  if (json_output()) r.json = io::check_json(cr);
+  if (ctx.json_output()) r.json = io::check_json(cr);
   else r = Report{{}, {io::check_table(cr)}, io::check_notes(cr), {}};
-  if (!f.changed.empty() && !json_output())
+  if (!f.changed.empty() && !ctx.json_output())
     r.notes.insert(r.notes.begin() + 1, count_of(static_cast<long long>(cr.specs.size()), "spec") + " of " + std::to_string(found) +
                                             " changed against " + f.changed);
-  if (output_format() == Format::github) {
+  if (ctx.format() == Format::github) {
     const std::string annotations = io::github_annotations(cr);
     std::fwrite(annotations.data(), 1, annotations.size(), stdout);
-  } else if (output_format() == Format::markdown) {
+  } else if (ctx.format() == Format::markdown) {
     const std::string verdict = io::markdown_verdict(cr);
     std::fwrite(verdict.data(), 1, verdict.size(), stdout);
   }
-  if (json_output()) r.json["warnings"] = warnings;
-  print_report(std::move(r));
-  if (!cr.pass()) exit_code() = 1;
+  if (ctx.json_output()) r.json["warnings"] = warnings;
+  ctx.print_report(std::move(r));
+  return cr.pass() ? 0 : 1;
 }
 
-void run_check(const CheckFlags& f) {
+int run_check(const Context& ctx, const CheckFlags& f) {
   try {
-    gate(f);
+    return gate(ctx, f);
   } catch (const InputErrors& e) {
-    if (output_format() == Format::github) {
+    if (ctx.format() == Format::github) {
       const std::string a = io::github_error_annotations(e.errors());
       std::fwrite(a.data(), 1, a.size(), stdout);
     }
     throw;
   } catch (const InputError& e) {
-    if (output_format() == Format::github) {
+    if (ctx.format() == Format::github) {
       const std::string a = io::github_error_annotations({e});
       std::fwrite(a.data(), 1, a.size(), stdout);
     }
@@ -156,19 +157,19 @@ struct DiffFlags {
   std::string old_path, new_path, currency = "USD";
 };
 
-std::map<std::string, io::CheckedSpec> by_name(const std::string& path, const std::string& currency) {
+std::map<std::string, io::CheckedSpec> by_name(const Context& ctx, const std::string& path, const std::string& currency) {
   std::map<std::string, io::CheckedSpec> out;
   std::vector<std::string> warnings;  // diff prints none: it compares, it does not gate
-  for (auto& p : price_all(expand_spec_paths({path}), currency, true, warnings)) {
+  for (auto& p : price_all(ctx, expand_spec_paths({path}), currency, true, warnings)) {
     const std::string name = p.check.name;
     out[name] = std::move(p);
   }
   return out;
 }
 
-void run_diff(const DiffFlags& f) {
-  const auto before = by_name(f.old_path, f.currency);
-  const auto after = by_name(f.new_path, f.currency);
+int run_diff(const Context& ctx, const DiffFlags& f) {
+  const auto before = by_name(ctx, f.old_path, f.currency);
+  const auto after = by_name(ctx, f.new_path, f.currency);
   io::DiffReport d{f.currency, {}};
   for (const auto& [n, spec] : before) {
     const auto a = after.find(n);
@@ -176,19 +177,21 @@ void run_diff(const DiffFlags& f) {
   }
   for (const auto& [n, spec] : after)
     if (!before.count(n)) d.rows.push_back({n, nullptr, &spec});
-  print_report({io::diff_json(d), {io::diff_table(d)}, {}, {}});
+  ctx.print_report({io::diff_json(d), {io::diff_table(d)}, {}, {}});
+  return 0;
 }
 
 // --- schema ----------------------------------------------------------------------------------
 
-void run_schema() {
+int run_schema() {
   const std::string out = experiment_schema().dump(2) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
 }
 
 }  // namespace
 
-void setup_check(CLI::App& app) {
+void setup_check(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<CheckFlags>();
   auto* cmd = app.add_subcommand("check", "Gate experiment specs against a budget policy (exit 1 when a rule fails)");
   cmd->footer(R"(Examples:
@@ -205,10 +208,10 @@ void setup_check(CLI::App& app) {
   cmd->add_option("--currency", f->currency, "Currency without a policy (default USD)");
   cmd->add_option("--config", f->config, "Project config (default: .gpuplan.yaml in this folder or above): policy, ledger, currency, catalogs, profile")
       ->check(CLI::ExistingFile);
-  add_common_options(*cmd, kCatalogs | kProfile | kGithub);
-  cmd->callback([f] {
-    apply_project_config(f->config, {&f->budget, &f->ledger, &f->currency});
-    run_check(*f);
+  add_common_options(*cmd, ctx, kCatalogs | kProfile | kGithub);
+  on_parsed(*cmd, ctx, [&ctx, f] {
+    apply_project_config(ctx, f->config, {&f->budget, &f->ledger, &f->currency});
+    return run_check(ctx, *f);
   });
 
   auto d = std::make_shared<DiffFlags>();
@@ -218,13 +221,13 @@ void setup_check(CLI::App& app) {
   diff->add_option("old", d->old_path, "Old spec file or folder")->required();
   diff->add_option("new", d->new_path, "New spec file or folder")->required();
   diff->add_option("--currency", d->currency, "Currency of the costs")->capture_default_str();
-  add_common_options(*diff, kCatalogs | kProfile);
-  diff->callback([d] { run_diff(*d); });
+  add_common_options(*diff, ctx, kCatalogs | kProfile);
+  on_parsed(*diff, ctx, [&ctx, d] { return run_diff(ctx, *d); });
 
   auto* schema = app.add_subcommand("schema", "Print a JSON Schema for gpuplan's input files");
   auto which = std::make_shared<std::string>();
   schema->add_option("kind", *which, "experiment")->required()->check(CLI::IsMember({"experiment"}));
-  schema->callback([which] { run_schema(); });  // keeps the bound string alive
+  on_parsed(*schema, ctx, [which] { return run_schema(); });  // keeps the bound string alive
 }
 
 }  // namespace gpuplan::cli

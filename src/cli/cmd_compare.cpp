@@ -34,15 +34,15 @@ struct Sheets {
   std::vector<std::vector<std::string>> providers;
 };
 
-Sheets load_sheets(const std::vector<std::string>& paths) {
+Sheets load_sheets(const Context& ctx, const std::vector<std::string>& paths) {
   Sheets s;
-  s.catalog = catalog();
+  s.catalog = ctx.catalog();
   s.catalog.providers.clear();
   for (const auto& path : paths) {
     // The sheet is read the way --catalog reads it (YAML or SkyPilot CSV); keep its providers.
     std::vector<std::string> notices;
     Catalog one = io::load_catalogs({path}, &notices);
-    for (const auto& n : notices) warn(n);
+    for (const auto& n : notices) ctx.warn(n);
     Catalog only;
     for (auto& p : one.providers)
       if (p.where.path == path) only.providers.push_back(std::move(p));
@@ -56,8 +56,8 @@ Sheets load_sheets(const std::vector<std::string>& paths) {
   return s;
 }
 
-void run_compare(const CompareFlags& f) {
-  const ResolvedModel rm = resolve_model(f.workload.model);
+int run_compare(const Context& ctx, const CompareFlags& f) {
+  const ResolvedModel rm = resolve_model(ctx, f.workload.model);
   const ModelArch& m = rm.arch;
   io::CompareReport cr;
   cr.model_id = m.id;
@@ -65,44 +65,44 @@ void run_compare(const CompareFlags& f) {
   cr.model_source = rm.source;
   cr.assumptions = rm.assumptions;
   cr.sort = f.sort;
-  cr.workload = build_workload(f.workload, m);
-  cr.run = build_run_settings(f.run, cr.workload);
+  cr.workload = build_workload(ctx, f.workload, m);
+  cr.run = build_run_settings(ctx, f.run, cr.workload);
   cr.run.spec.gpus_fixed = f.workload.gpus_given;
   cr.explain = f.explain;
   if (f.sort != "cost" && f.sort != "time") bad_choice("--sort", f.sort, "cost, time");
   if (f.top < 1) bad_flag("--top", "expected 1 or more");
-  const Sheets sheets = f.sheets.empty() ? Sheets{} : load_sheets(f.sheets);
-  const Catalog& c = f.sheets.empty() ? catalog() : sheets.catalog;
+  const Sheets sheets = f.sheets.empty() ? Sheets{} : load_sheets(ctx, f.sheets);
+  const Catalog& c = f.sheets.empty() ? ctx.catalog() : sheets.catalog;
   for (std::size_t i = 0; i < f.sheets.size(); ++i) cr.sheets.push_back({f.sheets[i], sheets.providers[i]});
 
-  const std::optional<OwnedOffer> owned = build_owned_offer(f.owned, cr.run);
+  const std::optional<OwnedOffer> owned = build_owned_offer(ctx, f.owned, cr.run);
   const ParamCounts pc = count_params(m);
   cr.set = evaluate_offers(c, m, pc, cr.workload, cr.run, build_offer_filter(f.filter, c));
   // The owner's GPUs beside the rented offers, whatever --provider/--region keep of those.
   const bool owned_runs = owned && add_owned_offer(cr.set, *owned, m, pc, cr.workload, cr.run);
   rank_offers(cr.set.priced, f.sort == "time");
   collapse_regions(cr.set.priced);
-  for (const auto& w : price_warnings(cr.set.priced, cr.run)) warn(w);
+  for (const auto& w : price_warnings(cr.set.priced, cr.run)) ctx.warn(w);
   cr.shown.assign(cr.set.priced.begin(), cr.set.priced.begin() + std::min<std::ptrdiff_t>(f.top, std::ssize(cr.set.priced)));
   if (owned) keep_owned_shown(cr.shown, cr.set.priced, *owned);
-  if (cr.answer_is_no()) exit_code() = 1;
   Report r;
-  if (json_output()) r.json = io::compare_json(cr);  // only the format asked is built
+  if (ctx.json_output()) r.json = io::compare_json(cr);  // only the format asked is built
   else r = Report{{}, io::compare_tables(cr), io::compare_notes(cr), {}};
   if (owned) {
-    if (json_output()) {
+    if (ctx.json_output()) {
       r.json["owned"] = owned_offer_json(*owned);
       r.json["owned"]["runs_the_job"] = owned_runs;
     }
     for (const auto& n : owned_offer_notes(*owned, cr.run.currency)) r.notes.push_back(n);
     if (!owned_runs) r.notes.push_back(owned->offer().key() + " cannot run this job (gpuplan estimate --gpu " + owned->gpu().id + " shows why)");
   }
-  print_report(std::move(r));
+  ctx.print_report(std::move(r));
+  return cr.answer_is_no() ? 1 : 0;
 }
 
 }  // namespace
 
-void setup_compare(CLI::App& app) {
+void setup_compare(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<CompareFlags>();
   auto* cmd = app.add_subcommand("compare", "Rank every offer that can run a job by cost or time");
   cmd->footer(R"(Examples:
@@ -119,8 +119,8 @@ void setup_compare(CLI::App& app) {
   cmd->add_option("--sheet", f->sheets, "Price only on these sheets (YAML or SkyPilot CSV), side by side (repeatable)");
   cmd->add_flag("--explain", f->explain, "List the offers that cannot run the job, with the reason");
   add_owned_offer_options(*cmd, f->owned);
-  add_common_options(*cmd, kCatalogs | kProfile);
-  cmd->callback([f] { run_compare(*f); });
+  add_common_options(*cmd, ctx, kCatalogs | kProfile);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_compare(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

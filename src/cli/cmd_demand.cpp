@@ -27,7 +27,7 @@ double bucket_for(double span_hours) {
   return 4 * 168 * 3600.0;
 }
 
-void run_demand(const DemandFlags& f) {
+int run_demand(const Context& ctx, const DemandFlags& f) {
   const auto q = parse_fraction(f.baseline);
   if (!q) bad_flag("--baseline-percentile", q.error);
   if (*q.value < 0 || *q.value > 1) bad_flag("--baseline-percentile", "expected 0% to 100%, got \"" + f.baseline + "\"");
@@ -39,10 +39,10 @@ void run_demand(const DemandFlags& f) {
   const double from = bucket_start(d.start, bucket);  // weeks start on Monday (ISO)
   const auto chart = concurrency_buckets(d.steps, from, d.end, bucket);
   Report r;
-  if (json_output()) {
+  if (ctx.json_output()) {
     r.json = io::demand_json(log, d, chart);
   } else {
-    if (output_format() == Format::csv) r.tables.push_back(io::demand_daily_table(d));  // CSV prints the first table
+    if (ctx.format() == Format::csv) r.tables.push_back(io::demand_daily_table(d));  // CSV prints the first table
     for (auto& t : io::demand_tables(log, d, chart, bucket, static_cast<std::size_t>(f.top))) r.tables.push_back(std::move(t));
   }
   if (log.steps_skipped || log.pending_skipped)
@@ -53,12 +53,13 @@ void run_demand(const DemandFlags& f) {
                       io::civil_date(static_cast<long>(std::floor(log.cutoff / 86400))));
   r.notes.push_back("times are read as UTC; the baseline is the GPUs busy at least " + std::to_string(static_cast<int>(100 - 100 * *q.value)) +
                     "% of the time: what an owned fleet of that size keeps busy (buy-vs-rent --demand " + f.file + " prices it)");
-  print_report(std::move(r));
+  ctx.print_report(std::move(r));
+  return 0;
 }
 
 }  // namespace
 
-void setup_demand(CLI::App& app) {
+void setup_demand(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<DemandFlags>();
   auto* cmd = app.add_subcommand("demand", "Measure GPU demand from scheduler logs: GPU-hours, concurrency, baseline, peak, queue, failures");
   cmd->footer(R"(Examples:
@@ -72,8 +73,8 @@ optionally submit, user, team, partition, state, id and name.)");
   cmd->add_option("file", f->file, "sacct --parsable2 output or a CSV of jobs")->required();
   cmd->add_option("--baseline-percentile", f->baseline, "Baseline = this percentile of GPUs busy over time")->capture_default_str();
   cmd->add_option("--top", f->top, "Rows per team/user/partition table")->capture_default_str();
-  add_common_options(*cmd, kOutputOnly);
-  cmd->callback([f] { run_demand(*f); });
+  add_common_options(*cmd, ctx, kOutputOnly);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_demand(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

@@ -52,21 +52,22 @@ std::string unpriced_reason(const OfferSet& set, const RunSettings& run) {
 }
 
 // The cost side: the chosen offers (--offer, --provider, --gpu), or the cheapest that fit.
-void price_offers(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const std::vector<const Gpu*>& gpus,
+// Returns the exit code: 1 when the best misses the budget or deadline, or nothing can run it.
+int price_offers(const Context& ctx, const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const std::vector<const Gpu*>& gpus,
                   std::optional<OwnedOffer>& owned, io::EstimateReport& r) {
   const Workload& w = r.workload;
-  r.run = build_run_settings(f.run, w);
+  r.run = build_run_settings(ctx, f.run, w);
   r.run.spec.gpus_fixed = f.workload.gpus_given;  // as compare, check and plan price it
-  owned = build_owned_offer(f.owned, r.run);
+  owned = build_owned_offer(ctx, f.owned, r.run);
   OfferFlags flags = f.filter;
   if (!f.gpu_names.empty())
     for (const Gpu* g : gpus) flags.gpus.push_back(g->id);
-  OfferSet set = evaluate_offers(catalog(), m, pc, w, r.run, build_offer_filter(flags, catalog()));
+  OfferSet set = evaluate_offers(ctx.catalog(), m, pc, w, r.run, build_offer_filter(flags, ctx.catalog()));
   if (owned && !add_owned_offer(set, *owned, m, pc, w, r.run))
     r.cost_notes.push_back(owned->offer().key() + " cannot run this job on its " + count_of(owned->gpus, "GPU"));
   rank_offers(set.priced, false);
   collapse_regions(set.priced);
-  for (const auto& msg : price_warnings(set.priced, r.run)) warn(msg);
+  for (const auto& msg : price_warnings(set.priced, r.run)) ctx.warn(msg);
   if (f.cost_rows < 1) bad_flag("--cost-rows", "expected 1 or more");
   const std::size_t rows = f.filter.offers.empty() ? static_cast<std::size_t>(f.cost_rows) : set.priced.size();
   r.offers.assign(set.priced.begin(), set.priced.begin() + static_cast<std::ptrdiff_t>(std::min(rows, set.priced.size())));
@@ -75,13 +76,14 @@ void price_offers(const EstimateFlags& f, const ModelArch& m, const ParamCounts&
   if (const PricedOffer* best = best_offer(r.offers)) {
     r.time = io::EstimateTime{best->eval.time, best->offer->gpu,
                               best->eval.cost ? std::optional<double>(best->eval.cost->wall_seconds) : std::nullopt};
-    if ((r.run.budget || r.run.spec.bill.deadline_seconds) && !best->meets_limits()) exit_code() = 1;
+    if ((r.run.budget || r.run.spec.bill.deadline_seconds) && !best->meets_limits()) return 1;
   } else if (!set.excluded.empty()) {
     r.cost_notes.push_back(unpriced_reason(set, r.run));
-    exit_code() = 1;  // as compare, plan and serve: nothing can run this job is a "no"
+    return 1;  // as compare, plan and serve: nothing can run this job is a "no"
   } else if (gpus.size() == 1 && is_training(w.method)) {
     r.time = time_only(f, m, pc, w, r.run, *gpus.front());
   }
+  return 0;
 }
 
 std::vector<io::GpuFit> fits_on(const ModelArch& m, const ParamCounts& pc, const Workload& w, double total,
@@ -105,21 +107,21 @@ void add_advice(const EstimateFlags& f, const ModelArch& m, const ParamCounts& p
 }
 
 // The GPUs to check: those asked for (each must run the job's precision), or every one.
-std::vector<const Gpu*> gpus_to_check(const EstimateFlags& f, const Workload& w) {
+std::vector<const Gpu*> gpus_to_check(const Catalog& catalog, const EstimateFlags& f, const Workload& w) {
   std::vector<const Gpu*> gpus;
   for (const auto& n : f.gpu_names) {
-    const Gpu& g = resolve_gpu(n);
+    const Gpu& g = resolve_gpu(catalog, n);
     if (peak_tflops(g, w.precision) <= 0)
       bad_flag("--precision", g.id + " has no " + to_string(w.precision) + " tensor throughput in the catalog; choose another precision or GPU");
     gpus.push_back(&g);
   }
   if (gpus.empty())
-    for (const auto& g : catalog().gpus) gpus.push_back(&g);
+    for (const auto& g : catalog.gpus) gpus.push_back(&g);
   return gpus;
 }
 
-void run_estimate(const EstimateFlags& f) {
-  const ResolvedModel rm = resolve_model(f.workload.model);
+int run_estimate(const Context& ctx, const EstimateFlags& f) {
+  const ResolvedModel rm = resolve_model(ctx, f.workload.model);
   const ModelArch& m = rm.arch;
   const ParamCounts pc = count_params(m);
   io::EstimateReport er;
@@ -127,7 +129,7 @@ void run_estimate(const EstimateFlags& f) {
   er.model_name = m.name;
   er.model_source = rm.source;
   er.assumptions = rm.assumptions;
-  er.workload = build_workload(f.workload, m);
+  er.workload = build_workload(ctx, f.workload, m);
   er.memory = estimate_memory(m, pc, er.workload);
   const double total = er.memory.per_gpu_bytes();
   // Byte counts are printed as exact integers; refuse inputs whose totals would not fit one
@@ -135,23 +137,24 @@ void run_estimate(const EstimateFlags& f) {
   constexpr double kMaxReportableBytes = 1e18;
   if (!(total < kMaxReportableBytes) || !(er.memory.cpu_bytes < kMaxReportableBytes))
     bad_flag("--micro-batch", "the job needs more than 10^18 bytes per GPU; check --micro-batch, --seq-len and the model");
-  const std::vector<const Gpu*> gpus = gpus_to_check(f, er.workload);
+  const std::vector<const Gpu*> gpus = gpus_to_check(ctx.catalog(), f, er.workload);
   er.fits = fits_on(m, pc, er.workload, total, gpus);
   add_advice(f, m, pc, gpus, er);
   std::optional<OwnedOffer> owned;
-  price_offers(f, m, pc, gpus, owned, er);
+  const int code = price_offers(ctx, f, m, pc, gpus, owned, er);
   Report r{io::estimate_json(er), io::estimate_tables(er), io::estimate_notes(er), {}};
   if (owned) {
     r.json["owned"] = owned_offer_json(*owned);
     for (const auto& n : owned_offer_notes(*owned, er.run.currency)) r.notes.push_back(n);
   }
-  add_error_bars(r, total, er.workload);  // JSON "error_bars" and a note (cli/uncertainty.cpp)
-  print_report(r);
+  add_error_bars(ctx, r, total, er.workload);  // JSON "error_bars" and a note (cli/uncertainty.cpp)
+  ctx.print_report(r);
+  return code;
 }
 
 }  // namespace
 
-void setup_estimate(CLI::App& app) {
+void setup_estimate(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<EstimateFlags>();
   auto* cmd = app.add_subcommand("estimate", "Estimate per-GPU memory and where a job fits");
   cmd->footer(R"(Examples:
@@ -167,8 +170,8 @@ void setup_estimate(CLI::App& app) {
   cmd->add_option("--cost-rows", f->cost_rows, "Old spelling of --top")->group("");  // hidden alias
   cmd->add_option("--gpu", f->gpu_names, "GPU to check (repeatable; default: every GPU in the catalogs)");
   add_owned_offer_options(*cmd, f->owned);
-  add_common_options(*cmd, kCatalogs | kProfile);
-  cmd->callback([f] { run_estimate(*f); });
+  add_common_options(*cmd, ctx, kCatalogs | kProfile);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_estimate(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

@@ -33,35 +33,36 @@ io::Table gpu_table(const std::vector<const Gpu*>& gpus) {
 
 }  // namespace
 
-const Gpu& resolve_gpu(const std::string& name) {
-  auto hit = catalog().find_gpu(name);
+const Gpu& resolve_gpu(const Catalog& catalog, const std::string& name) {
+  auto hit = catalog.find_gpu(name);
   if (!hit.found) throw InputError(SourceLocation{}, "gpu", lookup_failure("GPU", name, hit));
   return *hit.found;
 }
 
-void setup_gpus(CLI::App& app) {
+void setup_gpus(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("gpus", "List or show the GPUs in the loaded catalogs");
   cmd->footer("Examples:\n  gpuplan gpus list --format csv\n  gpuplan gpus show \"RTX 4090\"\n  gpuplan gpus show h100 --format json");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every GPU");
-  add_common_options(*list, kCatalogs);
-  list->callback([] {
+  add_common_options(*list, ctx, kCatalogs);
+  on_parsed(*list, ctx, [&ctx] {
     Report r;
     std::vector<const Gpu*> all;
     r.json["gpus"] = nlohmann::json::array();
-    for (const auto& g : catalog().gpus) {
+    for (const auto& g : ctx.catalog().gpus) {
       all.push_back(&g);
       r.json["gpus"].push_back(io::to_json(g));
     }
     r.tables.push_back(gpu_table(all));
-    print_report(r);
+    ctx.print_report(r);
+    return 0;
   });
   auto name = std::make_shared<std::string>();
   auto* show = cmd->add_subcommand("show", "Show one GPU (id or alias, e.g. 'H100' or 'RTX 4090')");
   show->add_option("name", *name, "GPU id or alias")->required();
-  add_common_options(*show, kCatalogs);
-  show->callback([name] {
-    const Gpu& g = resolve_gpu(*name);
+  add_common_options(*show, ctx, kCatalogs);
+  on_parsed(*show, ctx, [&ctx, name] {
+    const Gpu& g = resolve_gpu(ctx.catalog(), *name);
     Report r;
     r.json["gpu"] = io::to_json(g);
     io::Table t = gpu_table({&g});
@@ -85,7 +86,8 @@ void setup_gpus(CLI::App& app) {
     detail.rows.push_back({"aliases", aliases.empty() ? "-" : aliases});
     r.tables.push_back(t);
     r.tables.push_back(detail);
-    print_report(r);
+    ctx.print_report(r);
+    return 0;
   });
 }
 

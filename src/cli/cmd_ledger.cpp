@@ -63,7 +63,7 @@ void require_valid_flags(const LedgerRecord& r) {
   bad_flag(it == kFlag.end() ? "--" + errors.front().field() : it->second, errors.front().problem());
 }
 
-void run_add(const AddFlags& f) {
+int run_add(const Context& ctx, const AddFlags& f) {
   LedgerRecord r;
   r.experiment = f.experiment;
   if (r.experiment.empty()) bad_flag("--experiment", "required");
@@ -73,7 +73,7 @@ void run_add(const AddFlags& f) {
   r.cost = m.value->amount;
   r.currency = m.value->currency.empty() ? "USD" : m.value->currency;
   try {
-    require_known_currency(r.currency, {}, "");
+    require_known_currency(ctx.catalog().fx, r.currency, {}, "");
   } catch (const InputError& e) {
     bad_flag("--cost", e.problem());
   }
@@ -89,13 +89,14 @@ void run_add(const AddFlags& f) {
   require_valid_flags(r);
   auto ledger = store::open_ledger(f.ledger, true);
   const bool added = ledger->append({r}) == 1;
-  for (const auto& w : ledger->warnings()) warn(w);
+  for (const auto& w : ledger->warnings()) ctx.warn(w);
   Report rep;
   rep.json["appended"] = added ? nlohmann::json::parse(io::ledger_line(r)) : nlohmann::json();
   rep.json["duplicate_id"] = added ? nlohmann::json() : nlohmann::json(r.id);
   rep.notes.push_back(added ? "appended to " + ledger->describe() + ": " + r.experiment + " " + num(r.cost, 2) + " " + r.currency + " (id " + r.id + ")"
                             : "already recorded: " + ledger->describe() + " holds id " + r.id + "; nothing added");
-  print_report(rep);
+  ctx.print_report(rep);
+  return 0;
 }
 
 // Import or export onto the ledger being read: records written before ids existed get derived
@@ -110,7 +111,7 @@ void require_distinct_ledgers(const std::string& from, const std::string& to) {
 // Copies every record from one store to another (into SQLite in one transaction, elsewhere in
 // batches, each one transaction); ids already in the target are skipped, so running it twice
 // adds nothing. Records written before ids existed get an id derived from their content.
-void copy_ledger(const std::string& from, const std::string& to) {
+int copy_ledger(const Context& ctx, const std::string& from, const std::string& to) {
   require_distinct_ledgers(from, to);
   auto src = store::open_ledger(from, false);
   // A source that fails to read (a bad record) must leave no new ledger behind: the target is
@@ -122,7 +123,7 @@ void copy_ledger(const std::string& from, const std::string& to) {
   try {
     added = dst->import([&](const std::function<void(LedgerRecord&&)>& sink) {
       src->scan("", [&](LedgerRecord&& r) {
-        require_known_currency(r.currency, r.where, "currency");
+        require_known_currency(ctx.catalog().fx, r.currency, r.where, "currency");
         if (r.id.empty()) r.id = store::derived_record_id(r, identical[store::derived_record_id(r, 0)]++);
         ++read;
         sink(std::move(r));
@@ -136,8 +137,8 @@ void copy_ledger(const std::string& from, const std::string& to) {
     }
     throw;
   }
-  for (const auto& w : src->warnings()) warn(w);
-  for (const auto& w : dst->warnings()) warn(w);
+  for (const auto& w : src->warnings()) ctx.warn(w);
+  for (const auto& w : dst->warnings()) ctx.warn(w);
   Report rep;
   rep.json["from"] = src->describe();
   rep.json["to"] = dst->describe();
@@ -146,21 +147,23 @@ void copy_ledger(const std::string& from, const std::string& to) {
   rep.json["already_present"] = read - added;
   rep.notes.push_back("copied " + std::to_string(added) + " of " + std::to_string(read) + " records from " + src->describe() + " to " +
                       dst->describe() + " (" + std::to_string(read - added) + " already there)");
-  print_report(rep);
+  ctx.print_report(rep);
+  return 0;
 }
 
 // `export -`: JSON Lines on stdout.
-void export_stdout(const std::string& from) {
+int export_stdout(const Context& ctx, const std::string& from) {
   auto src = store::open_ledger(from, false);
   src->scan("", [&](LedgerRecord&& r) {
     const std::string line = io::ledger_line(r) + "\n";
     std::fwrite(line.data(), 1, line.size(), stdout);
   });
-  for (const auto& w : src->warnings()) warn(w);
+  for (const auto& w : src->warnings()) ctx.warn(w);
   if (std::fflush(stdout) != 0) throw InputError("cannot write to stdout");
+  return 0;
 }
 
-void run_report(const ReportFlags& f) {
+int run_report(const Context& ctx, const ReportFlags& f) {
   static const char* const kBy[] = {"experiment", "team", "user", "period", "provider"};
   if (std::none_of(std::begin(kBy), std::end(kBy), [&](const char* b) { return f.by == b; }))
     bad_flag("--by", "expected experiment, team, user, period or provider");
@@ -170,7 +173,7 @@ void run_report(const ReportFlags& f) {
   const std::string last_day =
       f.period.empty() ? "" : f.period + "-" + std::to_string(days_in_month(std::stoi(f.period.substr(0, 4)), std::stoi(f.period.substr(5, 2))));
   const store::SpendQuery query{f.by == "period" ? "month" : f.by, f.period.empty() ? "" : f.period + "-01", last_day};
-  const KeySpend spend = ledger_spend(f.ledger, {query}, f.currency).front();
+  const KeySpend spend = ledger_spend(ctx, f.ledger, {query}, f.currency).front();
   std::map<std::string, double> sums;
   for (const auto& [key, v] : spend.by_key) sums[key.empty() ? "(none)" : key] += v;
   const std::size_t records = spend.records;
@@ -192,12 +195,13 @@ void run_report(const ReportFlags& f) {
   rep.json["records"] = records;
   t.rows.push_back({"total", num(total, 2)});
   rep.tables.push_back(t);
-  print_report(rep);
+  ctx.print_report(rep);
+  return 0;
 }
 
 }  // namespace
 
-void setup_ledger(CLI::App& app) {
+void setup_ledger(CLI::App& app, Context& ctx) {
   auto* ledger = app.add_subcommand("ledger", "Record and report actual spend (JSON Lines, SQLite or PostgreSQL)");
   ledger->require_subcommand(1);
   auto a = std::make_shared<AddFlags>();
@@ -219,8 +223,8 @@ void setup_ledger(CLI::App& app) {
   add->add_option("--id", a->id, "Record id; a second append with the same id adds nothing (default: random)");
   add->add_option("--tokens", a->tokens, "Tokens the run processed, e.g. 2.5B (for cost per million tokens)");
   add_outcome_options(*add, a->outcomes);
-  add_common_options(*add, kOutputOnly);
-  add->callback([a] { run_add(*a); });
+  add_common_options(*add, ctx, kOutputOnly);
+  on_parsed(*add, ctx, [&ctx, a] { return run_add(ctx, *a); });
 
   auto r = std::make_shared<ReportFlags>();
   auto* report = ledger->add_subcommand("report", "Sum spend by experiment, team, user, period or provider");
@@ -228,8 +232,8 @@ void setup_ledger(CLI::App& app) {
   report->add_option("--by", r->by, "experiment | team | user | period | provider")->capture_default_str();
   report->add_option("--currency", r->currency, "Currency of the sums")->capture_default_str();
   report->add_option("--period", r->period, "Only this month, YYYY-MM");
-  add_common_options(*report, kCatalogs);
-  report->callback([r] { run_report(*r); });
+  add_common_options(*report, ctx, kCatalogs);
+  on_parsed(*report, ctx, [&ctx, r] { return run_report(ctx, *r); });
 
   auto imp = std::make_shared<CopyFlags>();
   auto* import = ledger->add_subcommand("import", "Copy every record of another ledger into this one (ids already present are skipped)");
@@ -238,8 +242,8 @@ void setup_ledger(CLI::App& app) {
   gpuplan ledger import spend.db --ledger postgresql://ci@db.internal/spend)");
   import->add_option("source", imp->from, "Ledger to read: FILE.jsonl, FILE.db|.sqlite, or postgresql://URL")->required();
   import->add_option("--ledger", imp->to, "Ledger to add to (created if missing)")->required();
-  add_common_options(*import, kOutputOnly);
-  import->callback([imp] { copy_ledger(imp->from, imp->to); });
+  add_common_options(*import, ctx, kOutputOnly);
+  on_parsed(*import, ctx, [&ctx, imp] { return copy_ledger(ctx, imp->from, imp->to); });
 
   auto exp = std::make_shared<CopyFlags>();
   auto* export_cmd = ledger->add_subcommand("export", "Copy every record of this ledger into another (\"-\": JSON Lines on stdout)");
@@ -248,8 +252,8 @@ void setup_ledger(CLI::App& app) {
   gpuplan ledger export - --ledger spend.db | head)");
   export_cmd->add_option("target", exp->to, "Ledger to write (created if missing), or - for stdout")->required();
   export_cmd->add_option("--ledger", exp->from, "Ledger to read")->required();
-  add_common_options(*export_cmd, kOutputOnly);
-  export_cmd->callback([exp] { exp->to == "-" ? export_stdout(exp->from) : copy_ledger(exp->from, exp->to); });
+  add_common_options(*export_cmd, ctx, kOutputOnly);
+  on_parsed(*export_cmd, ctx, [&ctx, exp] { return exp->to == "-" ? export_stdout(ctx, exp->from) : copy_ledger(ctx, exp->from, exp->to); });
 }
 
 }  // namespace gpuplan::cli

@@ -31,30 +31,31 @@ io::Table model_table(const std::vector<const ModelArch*>& models) {
 
 }  // namespace
 
-void setup_models(CLI::App& app) {
+void setup_models(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("models", "List or show model architectures");
   cmd->footer("Examples:\n  gpuplan models list\n  gpuplan models show meta-llama/Llama-3.1-8B\n  gpuplan models show --model-config ./config.json --format json");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every model in the loaded catalogs");
-  add_common_options(*list, kCatalogs);
-  list->callback([] {
+  add_common_options(*list, ctx, kCatalogs);
+  on_parsed(*list, ctx, [&ctx] {
     Report r;
     std::vector<const ModelArch*> all;
     r.json["models"] = nlohmann::json::array();
-    for (const auto& m : catalog().models) {
+    for (const auto& m : ctx.catalog().models) {
       all.push_back(&m);
       r.json["models"].push_back(io::to_json(m));
     }
     r.tables.push_back(model_table(all));
-    print_report(r);
+    ctx.print_report(r);
+    return 0;
   });
   auto* show = cmd->add_subcommand("show", "Show one model's architecture and parameter breakdown");
   auto opts = std::make_shared<ModelSourceOptions>();
   show->add_option("name", opts->model, "Model id, alias or Hugging Face id");
   add_model_source_options(*show, *opts, /*with_model_flag=*/false);
-  add_common_options(*show, kCatalogs);
-  show->callback([opts] {
-    const ResolvedModel rm = resolve_model(*opts);
+  add_common_options(*show, ctx, kCatalogs);
+  on_parsed(*show, ctx, [&ctx, opts] {
+    const ResolvedModel rm = resolve_model(ctx, *opts);
     const ModelArch& m = rm.arch;
     const ParamCounts pc = count_params(m);
     Report r;
@@ -77,7 +78,8 @@ void setup_models(CLI::App& app) {
     parts.rows.push_back({"total", std::to_string(static_cast<long long>(pc.total())), "100.0%"});
     r.tables.push_back(parts);
     for (const auto& a : rm.assumptions) r.notes.push_back("assumed: " + a);
-    print_report(r);
+    ctx.print_report(r);
+    return 0;
   });
 }
 

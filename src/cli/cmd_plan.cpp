@@ -121,14 +121,15 @@ PlanSpace build_space(const PlanFlags& f, const Workload& base) {
 
 // The offers the search may use, each with its sheet-to-display rate.
 // The owner's GPUs (--owned) are one more, one machine at most, whatever the filters keep.
-std::vector<PlanOffer> plan_offers(const PlanFlags& f, const Workload& base, const RunSettings& run, const std::optional<OwnedOffer>& owned) {
-  const OfferFilter filter = build_offer_filter(f.filter, catalog());
+std::vector<PlanOffer> plan_offers(const Catalog& catalog, const PlanFlags& f, const Workload& base, const RunSettings& run,
+                                   const std::optional<OwnedOffer>& owned) {
+  const OfferFilter filter = build_offer_filter(f.filter, catalog);
   std::vector<PlanOffer> offers;
-  for (const Provider& p : catalog().providers) {
+  for (const Provider& p : catalog.providers) {
     const double rate = to_display(1.0, p.currency, run, p.where);
     for (const Offer& o : p.offers) {
       if (!offer_matches(filter, p, o, base, run.spec)) continue;
-      const auto g = catalog().find_gpu(o.gpu);
+      const auto g = catalog.find_gpu(o.gpu);
       if (g.found) offers.push_back({&o, &p, g.found, rate});
     }
   }
@@ -137,7 +138,7 @@ std::vector<PlanOffer> plan_offers(const PlanFlags& f, const Workload& base, con
   return offers;
 }
 
-PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workload& base, const RunSettings& run,
+PlanInputs build_inputs(const Catalog& catalog, const PlanFlags& f, const ResolvedModel& rm, const Workload& base, const RunSettings& run,
                         const std::optional<OwnedOffer>& owned) {
   if (f.objective != "cost" && f.objective != "time") bad_choice("--objective", f.objective, "cost, time");
   if (f.top < 1) bad_flag("--top", "expected 1 or more");
@@ -154,7 +155,7 @@ PlanInputs build_inputs(const PlanFlags& f, const ResolvedModel& rm, const Workl
   in.run = run.spec;
   in.deadline_seconds = run.spec.bill.deadline_seconds;
   in.budget = run.budget;
-  in.offers = plan_offers(f, base, run, owned);
+  in.offers = plan_offers(catalog, f, base, run, owned);
   // tokens: with --steps, size the run from the user's global batch at the base micro-batch.
   in.tokens = run.spec.tokens ? *run.spec.tokens
                               : *run.spec.steps * static_cast<double>(base.seq_len) *
@@ -177,11 +178,11 @@ void check_size(const PlanSpace& space, const PlanInputs& in) {
 
 // The stale-price and mixed-tax warnings of every pricing command, for the sheets of the
 // plans shown.
-void add_price_warnings(Report& r, const PlanInputs& in, const PlanResult& res, const RunSettings& run) {
+void add_price_warnings(const Context& ctx, Report& r, const PlanInputs& in, const PlanResult& res, const RunSettings& run) {
   std::vector<const Provider*> sheets;
   for (const Candidate& c : res.best) sheets.push_back(in.offers[static_cast<std::size_t>(c.offer)].provider);
   const std::vector<std::string> warnings = price_warnings(sheets, run);
-  for (const auto& w : warnings) warn(w);
+  for (const auto& w : warnings) ctx.warn(w);
   r.json["warnings"] = warnings;
 }
 
@@ -214,34 +215,34 @@ void base_sharding(PlanFlags& g) {
     }
 }
 
-void run_plan(const PlanFlags& f) {
-  const ResolvedModel rm = resolve_model(f.workload.model);
-  const Workload base = build_workload(f.workload, rm.arch);
-  const RunSettings run = build_run_settings(f.run, base);
+int run_plan(const Context& ctx, const PlanFlags& f, const ResolvedModel& rm) {
+  const Workload base = build_workload(ctx, f.workload, rm.arch);
+  const RunSettings run = build_run_settings(ctx, f.run, base);
   if (!run.spec.tokens && !run.spec.steps) bad_flag("--tokens", "plan needs the run's size: --tokens, --steps or --dataset-tokens");
   check_launch_engine(f.launch);
   const PlanSpace space = build_space(f, base);
   check_offload(space, base);
-  const std::optional<OwnedOffer> owned = build_owned_offer(f.owned, run);
-  const PlanInputs in = build_inputs(f, rm, base, run, owned);
+  const std::optional<OwnedOffer> owned = build_owned_offer(ctx, f.owned, run);
+  const PlanInputs in = build_inputs(ctx.catalog(), f, rm, base, run, owned);
   check_size(space, in);
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
   io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top, {}};
   if (!res.best.empty()) v.pipeline = evaluate_candidate(in, space, res.best.front()).pipeline;
   Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v), io::plan_csv_table(v)};
-  add_price_warnings(r, in, res, run);
+  add_price_warnings(ctx, r, in, res, run);
   if (owned) {
     r.json["owned"] = owned_offer_json(*owned);
     for (const auto& n : owned_offer_notes(*owned, run.currency)) r.notes.push_back(n);
   }
-  if (res.best.empty() || !res.best.front().feasible()) exit_code() = 1;
+  const int code = res.best.empty() || !res.best.front().feasible() ? 1 : 0;
   if (!res.best.empty()) {
     const Candidate& best = res.best.front();
     const Workload bw = candidate_workload(in, space, best);
     const PlanOffer& bo = in.offers[static_cast<std::size_t>(best.offer)];
-    if (emit_plan_launch(f.launch, {rm.arch, bw, best, bo, space.pricings[best.pricing], run}, r)) return;
+    if (emit_plan_launch(ctx, f.launch, {rm.arch, bw, best, bo, space.pricings[best.pricing], run}, r)) return code;
   }
-  print_report(r);
+  ctx.print_report(r);
+  return code;
 }
 
 // Singular flags (--method qlora) narrow the plural search lists to that one value; giving
@@ -254,7 +255,7 @@ void narrow(CLI::App& cmd, const char* singular, const char* plural, const std::
 
 }  // namespace
 
-void setup_plan(CLI::App& app) {
+void setup_plan(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<PlanFlags>();
   auto* cmd = app.add_subcommand("plan", "Search every configuration for the cheapest plan that meets the deadline and budget");
   cmd->footer(R"(Examples:
@@ -282,8 +283,8 @@ void setup_plan(CLI::App& app) {
   cmd->add_option("--top", f->top, "Runners-up to show")->capture_default_str();
   add_launch_options(*cmd, f->launch);
   add_owned_offer_options(*cmd, f->owned);
-  add_common_options(*cmd, kCatalogs | kProfile);
-  cmd->callback([f, cmd] {
+  add_common_options(*cmd, ctx, kCatalogs | kProfile);
+  on_parsed(*cmd, ctx, [&ctx, f, cmd] {
     PlanFlags g = *f;
     narrow(*cmd, "--method", "--methods", g.workload.method, g.methods);
     narrow(*cmd, "--precision", "--precisions", g.workload.precision, g.precisions);
@@ -300,8 +301,9 @@ void setup_plan(CLI::App& app) {
     // context and expert degrees need (each candidate's count must be a multiple of them).
     if (!g.workload.gpus_given) g.workload.gpus = std::max(1, g.workload.context_parallel) * std::max(1, g.workload.expert_parallel);
     base_sharding(g);
-    parallel_degrees(g, resolve_model(g.workload.model).arch);
-    run_plan(g);
+    const ResolvedModel rm = resolve_model(ctx, g.workload.model);
+    parallel_degrees(g, rm.arch);
+    return run_plan(ctx, g, rm);
   });
 }
 

@@ -48,29 +48,31 @@ Report update_report(const std::vector<io::ProviderUpdate>& updates, const std::
   return r;
 }
 
-void run_update(const PricesFlags& f) {
+int run_update(const Context& ctx, const PricesFlags& f) {
   io::PriceUpdateOptions o;
   o.providers = f.providers;
   o.from = f.from;
   o.total_timeout_ms = static_cast<long>(f.timeout_s * 1000);
   o.connect_timeout_ms = static_cast<long>(f.connect_timeout_s * 1000);
   o.max_bytes = f.max_bytes;
-  o.progress = !globals().quiet && ::isatty(STDERR_FILENO) != 0;
+  o.progress = !ctx.options.quiet && ::isatty(STDERR_FILENO) != 0;
   const std::string cache = io::price_cache_dir();
   const auto updates = io::update_prices(o, io::load_shipped_catalog(), cache);
-  print_report(update_report(updates, cache));
+  ctx.print_report(update_report(updates, cache));
+  int code = 0;
   for (const auto& u : updates) {
     if (u.outcome != io::ProviderUpdate::Outcome::failed) continue;
     // Errors, not warnings: -q does not hide them.
     std::fprintf(stderr, "gpuplan: error: %s: %s (%s); its previous cached sheet, if any, is kept\n", u.provider.c_str(),
                  u.reason.c_str(), u.source.c_str());
-    exit_code() = 1;
+    code = 1;
   }
+  return code;
 }
 
 }  // namespace
 
-void setup_prices(CLI::App& app) {
+void setup_prices(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("prices", "Refresh the price sheets every command prices with");
   cmd->footer(
       "Examples:\n  gpuplan prices update\n  gpuplan prices update --provider runpod --provider lambda\n"
@@ -89,8 +91,8 @@ void setup_prices(CLI::App& app) {
   update->add_option("--connect-timeout", f->connect_timeout_s, "Give up connecting after this many seconds")
       ->check(CLI::Range(0.1, 600.0))->capture_default_str();
   update->add_option("--max-bytes", f->max_bytes, "Refuse a sheet larger than this (at most the default)")->capture_default_str();
-  add_common_options(*update, kOutputOnly);
-  update->callback([f] { run_update(*f); });
+  add_common_options(*update, ctx, kOutputOnly);
+  on_parsed(*update, ctx, [&ctx, f] { return run_update(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

@@ -11,22 +11,22 @@ namespace gpuplan::cli {
 namespace {
 
 // Where a provider's prices were read: the price cache, a --catalog file, or the shipped data.
-std::string sheet_origin(const Provider& p) {
+std::string sheet_origin(const Provider& p, const std::vector<std::string>& catalog_flags) {
   if (!p.cached_at.empty()) return "cache";
-  for (const auto& f : globals().catalogs)
+  for (const auto& f : catalog_flags)
     if (p.where.path == f) return "--catalog";
   return "shipped";
 }
 
 }  // namespace
 
-void setup_providers(CLI::App& app) {
+void setup_providers(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("providers", "List providers or show one price sheet");
   cmd->footer("Examples:\n  gpuplan providers list\n  gpuplan providers show digitalocean --format markdown");
   cmd->require_subcommand(1);
   auto* list = cmd->add_subcommand("list", "List every provider");
-  add_common_options(*list, kCatalogs);
-  list->callback([] {
+  add_common_options(*list, ctx, kCatalogs);
+  on_parsed(*list, ctx, [&ctx] {
     Report r;
     io::Table t;
     t.columns = {"id", "name", "currency", "offers", "prices_as_of", "age_days", "from", "billing_s", "tax_rate"};
@@ -35,16 +35,16 @@ void setup_providers(CLI::App& app) {
                io::Align::left, io::Align::right, io::Align::right};
     r.json["providers"] = nlohmann::json::array();
     const std::string today = today_utc();
-    for (const auto& p : catalog().providers) {
+    for (const auto& p : ctx.catalog().providers) {
       const auto age = prices_age_days(p, today);
       nlohmann::json j = io::terms_json(p);
       j["offer_count"] = p.offers.size();
       j["prices_age_days"] = age ? nlohmann::json(*age) : nlohmann::json();
-      j["prices_from"] = sheet_origin(p);
+      j["prices_from"] = sheet_origin(p, ctx.options.catalogs);
       j["prices_cached_at"] = p.cached_at.empty() ? nlohmann::json() : nlohmann::json(p.cached_at);
       r.json["providers"].push_back(j);
       t.rows.push_back({p.id, p.name, p.currency, std::to_string(p.offers.size()), p.prices_as_of, age ? std::to_string(*age) : "-",
-                        sheet_origin(p), std::to_string(p.billing_increment_seconds), opt_num(p.tax_rate, 2)});
+                        sheet_origin(p, ctx.options.catalogs), std::to_string(p.billing_increment_seconds), opt_num(p.tax_rate, 2)});
       t.csv_rows.push_back(t.rows.back());
       t.csv_rows.back()[5] = age ? std::to_string(*age) : "";
       t.csv_rows.back().back() = io::raw(p.tax_rate);  // empty when the sheet states none
@@ -52,18 +52,19 @@ void setup_providers(CLI::App& app) {
     }
     if (!r.notes.empty()) r.notes.push_back("from cache = `gpuplan prices update`; --offline lists the shipped sheets only");
     r.tables.push_back(t);
-    print_report(r);
+    ctx.print_report(r);
+    return 0;
   });
   auto name = std::make_shared<std::string>();
   auto* show = cmd->add_subcommand("show", "Show a provider's offers");
   show->add_option("name", *name, "Provider id")->required();
-  add_common_options(*show, kCatalogs);
-  show->callback([name] {
-    auto hit = catalog().find_provider(*name);
+  add_common_options(*show, ctx, kCatalogs);
+  on_parsed(*show, ctx, [&ctx, name] {
+    auto hit = ctx.catalog().find_provider(*name);
     if (!hit.found) throw InputError(SourceLocation{}, "provider", lookup_failure("provider", *name, hit));
     const Provider& p = *hit.found;
     // Only what the format prints: a SkyPilot sheet's provider may hold a million offers.
-    const Format format = output_format();
+    const Format format = ctx.format();
     Report r;
     if (format == Format::json) r.json["provider"] = io::to_json(p);
     io::Table t;
@@ -86,7 +87,8 @@ void setup_providers(CLI::App& app) {
     }
     r.tables.push_back(std::move(t));
     r.notes.push_back("source: " + p.source + (p.cached_at.empty() ? "" : " (`gpuplan prices update`, fetched " + p.cached_at + ")"));
-    print_report(r);
+    ctx.print_report(r);
+    return 0;
   });
 }
 

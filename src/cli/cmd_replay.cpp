@@ -127,7 +127,7 @@ std::vector<std::string> offer_names(const RentTerms& r) {
   return out;
 }
 
-void run_replay(ReplayFlags f) {
+int run_replay(const Context& ctx, ReplayFlags f) {
   const io::JobLog log = io::load_job_log(f.file);
   const DemandSummary d = summarise_demand(log.jobs);
   if (d.jobs == 0) throw InputError(SourceLocation{f.file, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
@@ -149,7 +149,7 @@ void run_replay(ReplayFlags f) {
   f.costs.demand = f.file;
   f.costs.demand_profile = io::profile_of_jobs(d, f.file);  // the log is read and summarised once
   f.costs.count = std::to_string(std::min(widest, kMaxOwned));
-  const BuyVsRentSetup s = build_buy_vs_rent(f.costs);
+  const BuyVsRentSetup s = build_buy_vs_rent(ctx, f.costs);
   const std::vector<int> owned = owned_list(f.owned, d.peak_gpus, s.in.owned.gpus_per_build);
   const auto waits = burst_list(f.burst_after);
   if (owned.size() * waits.size() > kMaxOptions)
@@ -158,14 +158,14 @@ void run_replay(ReplayFlags f) {
   io::ReplayContext c{f.file, log.format, s.gpu->id, s.run.currency, *target.value / 3600, static_cast<int>(jobs.size()),
                       offer_names(s.in.rent), offer_names(s.spot)};
   Report r;
-  if (json_output()) {  // only the format asked is built
+  if (ctx.json_output()) {  // only the format asked is built
     r.json = io::replay_json(sweep, c);
     r.json["purchase"] = io::purchase_json(s.purchase);  // the owned fleet's price, duty and tax, as buy-vs-rent shows them
     r.json["warnings"] = s.price_warnings;
   } else {
     r.tables = io::replay_tables(sweep, c);
   }
-  for (const auto& w : s.price_warnings) warn(w);
+  for (const auto& w : s.price_warnings) ctx.warn(w);
   r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
                     "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");
   r.notes.push_back(map.checkpointing.empty()
@@ -175,23 +175,21 @@ void run_replay(ReplayFlags f) {
                     " months of 730 h): " + num(d.gpu_hours_per_month, 1) + " GPU-h a month, as demand and buy-vs-rent count it");
   if (s.spot.offers.empty() && !map.checkpointing.empty())
     r.notes.push_back("no loaded offer rents " + s.rented_gpu->id + " on spot: checkpointing jobs burst on-demand too");
-  for (const auto& n : s.notes)
-    if (n.rfind("demand ", 0) != 0) r.notes.push_back(n);  // the profile notes are buy-vs-rent's, not the replay's
+  for (const auto& n : s.notes) r.notes.push_back(n);  // not s.demand_notes: the profile notes are buy-vs-rent's, not the replay's
   if (!s.defaults.empty()) {
     std::string line = "defaults used (override with the flag; sources in README \"Buy or rent\"): ";
     for (std::size_t i = 0; i < s.defaults.size(); ++i) line += (i ? ", " : "") + s.defaults[i];
     r.notes.push_back(line);
   }
-  if (sweep.cheapest < 0) {
+  if (sweep.cheapest < 0)
     r.notes.push_back("no fleet replayed keeps p95 queue time under " + f.max_p95 + ": add owned GPUs or a shorter --burst-after");
-    exit_code() = 1;
-  }
-  print_report(std::move(r));
+  ctx.print_report(std::move(r));
+  return sweep.cheapest < 0 ? 1 : 0;
 }
 
 }  // namespace
 
-void setup_replay(CLI::App& app) {
+void setup_replay(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<ReplayFlags>();
   auto* cmd = app.add_subcommand("replay", "Replay a scheduler log against owned fleets with cloud burst: queue times and cost per month");
   cmd->footer(R"(Examples:
@@ -214,8 +212,8 @@ The ownership flags (--gpu-price, --power-price, --horizon ...) are buy-vs-rent'
   for (const char* name : {"--count", "--gpu-hours-per-month", "--gpu-hours-per-week", "--utilization", "--utilisation", "--demand",
                            "--uncertainty", "--pricing"})
     remove_option(*cmd, name);
-  add_common_options(*cmd, kCatalogs);
-  cmd->callback([f] { run_replay(*f); });
+  add_common_options(*cmd, ctx, kCatalogs);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_replay(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

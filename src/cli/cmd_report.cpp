@@ -28,12 +28,12 @@ struct ReportFlags {
   std::string min_utilization;
 };
 
-std::vector<ExperimentCheck> planned(const std::vector<std::string>& specs, const std::string& currency) {
+std::vector<ExperimentCheck> planned(const Context& ctx, const std::vector<std::string>& specs, const std::string& currency) {
   std::vector<ExperimentCheck> out;
   std::vector<InputError> errors;
   for (const auto& path : expand_spec_paths(specs)) {
     try {
-      out.push_back(price_experiment(load_experiment(path), currency).check);
+      out.push_back(price_experiment(ctx, load_experiment(path), currency).check);
     } catch (const InputErrors& e) {
       errors.insert(errors.end(), e.errors().begin(), e.errors().end());
     } catch (const InputError& e) {
@@ -78,9 +78,9 @@ io::Table experiments_table(const SpendReport& s) {
   return ex;
 }
 
-Report terminal_summary(const SpendReport& s) {
+Report terminal_summary(const SpendReport& s, bool json) {
   Report r;
-  if (json_output()) {
+  if (json) {
     r.json = io::spend_report_json(s);
     return r;
   }
@@ -108,14 +108,14 @@ Report terminal_summary(const SpendReport& s) {
   return r;
 }
 
-void run_report(const ReportFlags& f) {
+int run_report(const Context& ctx, const ReportFlags& f) {
   if (f.ledger.empty()) bad_flag("--ledger", "a ledger is required (the flag, or ledger: in .gpuplan.yaml)");
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
   const std::string as_of = date_or_today(f.date);
-  const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(f.specs, policy.currency);
+  const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(ctx, f.specs, policy.currency);
   // The whole ledger: the per-experiment cap counts an experiment's life, not one period.
   // (Experiment families read every run to as_of: a store-side sum alone cannot decide them.)
-  const LedgerRead read = read_ledger(f.ledger, {{"month", "", ""}}, "0001-01-01", as_of, policy.currency);
+  const LedgerRead read = read_ledger(ctx, f.ledger, {{"month", "", ""}}, "0001-01-01", as_of, policy.currency);
   const std::vector<LedgerRecord>& records = read.records;
   const std::vector<std::pair<std::string, double>> months(read.sums[0].by_key.begin(), read.sums[0].by_key.end());
   DecisionRule rule = f.rule;
@@ -126,19 +126,20 @@ void run_report(const ReportFlags& f) {
   }
   const SpendReport s = build_spend_report(policy, records, months, specs, as_of, rule);
   if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
-  if (output_format() == Format::csv) {
+  if (ctx.format() == Format::csv) {
     const std::string csv = io::spend_report_csv(s);
     std::fwrite(csv.data(), 1, csv.size(), stdout);
-    return;
+    return 0;
   }
-  Report r = terminal_summary(s);
+  Report r = terminal_summary(s, ctx.json_output());
   if (!f.html.empty()) r.notes.push_back("wrote " + f.html);
-  print_report(std::move(r));
+  ctx.print_report(std::move(r));
+  return 0;
 }
 
 }  // namespace
 
-void setup_report(CLI::App& app) {
+void setup_report(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<ReportFlags>();
   auto* cmd = app.add_subcommand("report", "Cost dashboard: spend against caps, burn rate, forecast, alerts (--html for a page)");
   cmd->footer(R"(Examples:
@@ -162,10 +163,10 @@ void setup_report(CLI::App& app) {
   cmd->add_option("--min-utilisation", f->min_utilization, "Other spelling of --min-utilization")->group("");  // hidden alias
   cmd->add_option("--config", f->config, "Project config (default: .gpuplan.yaml in this folder or above): policy, ledger, currency, catalogs, profile")
       ->check(CLI::ExistingFile);
-  add_common_options(*cmd, kCatalogs | kProfile);
-  cmd->callback([f] {
-    apply_project_config(f->config, {&f->budget, &f->ledger, &f->currency});
-    run_report(*f);
+  add_common_options(*cmd, ctx, kCatalogs | kProfile);
+  on_parsed(*cmd, ctx, [&ctx, f] {
+    apply_project_config(ctx, f->config, {&f->budget, &f->ledger, &f->currency});
+    return run_report(ctx, *f);
   });
 }
 

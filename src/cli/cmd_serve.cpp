@@ -29,18 +29,18 @@ struct RouteResult {
 };
 
 // The offers the filters leave, each with its rate into the display currency, and the CPU box.
-std::vector<ServingCandidate> candidates(const ServeFlags& f, const Setup& s, const CpuBox& cpu) {
-  const OfferFilter filter = build_offer_filter(f.filter, catalog());
+std::vector<ServingCandidate> candidates(const Catalog& catalog, const ServeFlags& f, const Setup& s, const CpuBox& cpu) {
+  const OfferFilter filter = build_offer_filter(f.filter, catalog);
   // A replica runs on one instance: --max-gpus bounds the GPUs one instance bills.
   Workload one = s.cfg.workload;
   one.gpus = 1;
   RunSpec fixed = s.run.spec;
   fixed.gpus_fixed = true;
   std::vector<ServingCandidate> out;
-  for (const Provider& p : catalog().providers) {
+  for (const Provider& p : catalog.providers) {
     for (const Offer& o : p.offers) {
       if (!offer_matches(filter, p, o, one, fixed)) continue;
-      if (const auto g = catalog().find_gpu(o.gpu); g.found)
+      if (const auto g = catalog.find_gpu(o.gpu); g.found)
         out.push_back({&p, &o, g.found, to_display(1.0, p.currency, s.run, p.where)});
     }
   }
@@ -104,7 +104,7 @@ std::string no_answer(const RouteResult& res) {
   const ServingSearch& sr = res.search;
   if (!sr.options.empty()) return "no offer meets the latency target: " + sr.options.front().fleet.latency_why;
   const auto beyond = std::find_if(sr.excluded.begin(), sr.excluded.end(),
-                                   [](const ServingExclusion& e) { return e.why.find("beyond any sane fleet") != std::string::npos; });
+                                   [](const ServingExclusion& e) { return e.refusal == ServingRefusal::beyond_fleet; });
   if (beyond != sr.excluded.end())
     return "the traffic is beyond any sane fleet on every offer that hosts the model (" + beyond->where.offer->key() + ": " +
            beyond->why + "); split it, lower it, or shorten the requests";
@@ -169,25 +169,25 @@ void add_notes(Report& rep, const ServeFlags& f, const Setup& s, bool cpu_given)
 }
 
 // The stale-price and mixed-tax warnings every pricing command gives, for the sheets shown.
-void add_price_warnings(Report& rep, const std::vector<RouteResult>& results, const Setup& s, std::size_t top) {
+void add_price_warnings(const Context& ctx, Report& rep, const std::vector<RouteResult>& results, const Setup& s, std::size_t top) {
   std::vector<const Provider*> sheets;
   for (const RouteResult& res : results)
     for (std::size_t i = 0; i < res.search.options.size() && i < top; ++i)
       if (res.search.options[i].where.provider->id != "cpu-box") sheets.push_back(res.search.options[i].where.provider);
   const std::vector<std::string> warnings = price_warnings(sheets, s.run);
-  for (const auto& w : warnings) warn(w);
+  for (const auto& w : warnings) ctx.warn(w);
   rep.json["warnings"] = warnings;
 }
 
-void run_serve(const ServeFlags& f) {
-  const Setup s = build_setup(f);
+int run_serve(const Context& ctx, const ServeFlags& f) {
+  const Setup s = build_setup(ctx, f);
   if (f.top < 1) bad_flag("--top", "expected 1 or more");
   const std::vector<Route> routes = routes_of(f);
   const CpuBox cpu = cpu_box(f);
-  const std::vector<ServingCandidate> offers = candidates(f, s, cpu);
+  const std::vector<ServingCandidate> offers = candidates(ctx.catalog(), f, s, cpu);
   std::vector<RouteResult> results;
   for (const Route& r : routes) {
-    const ResolvedModel rm = resolve_model(r.model.empty() ? f.model : ModelSourceOptions{r.model, "", "", ""});
+    const ResolvedModel rm = resolve_model(ctx, r.model.empty() ? f.model : ModelSourceOptions{r.model, "", "", ""});
     results.push_back({r, rm, search_serving(job_for(r, rm, s, f), offers)});
   }
   Report rep;
@@ -204,14 +204,14 @@ void run_serve(const ServeFlags& f) {
   }
   add_combined(rep, results, f, s);
   add_notes(rep, f, s, cpu.given);
-  add_price_warnings(rep, results, s, static_cast<std::size_t>(f.top));
-  if (!all_met) exit_code() = 1;
-  print_report(rep);
+  add_price_warnings(ctx, rep, results, s, static_cast<std::size_t>(f.top));
+  ctx.print_report(rep);
+  return all_met ? 0 : 1;
 }
 
 }  // namespace
 
-void setup_serve(CLI::App& app) {
+void setup_serve(CLI::App& app, Context& ctx) {
   auto f = std::make_shared<ServeFlags>();
   auto* cmd = app.add_subcommand("serve", "Price serving a model: replicas, latency, cost per 1M output tokens and per request");
   cmd->footer(R"(Examples:
@@ -220,8 +220,8 @@ void setup_serve(CLI::App& app) {
   gpuplan serve --model qwen2.5-7b --requests-per-day 20000 --peak-factor 3 --scale-to-zero --currency INR
   gpuplan serve --route small=llama-3.2-3b:70%,large=llama-3.1-70b --requests-per-second 2 --tpot 60ms)");
   add_serve_options(*cmd, *f);
-  add_common_options(*cmd, kCatalogs | kProfile);
-  cmd->callback([f] { run_serve(*f); });
+  add_common_options(*cmd, ctx, kCatalogs | kProfile);
+  on_parsed(*cmd, ctx, [&ctx, f] { return run_serve(ctx, *f); });
 }
 
 }  // namespace gpuplan::cli

@@ -7,24 +7,26 @@
 
 namespace gpuplan::cli {
 
-void setup_gpus(CLI::App& app);
-void setup_models(CLI::App& app);
-void setup_providers(CLI::App& app);
-void setup_catalog(CLI::App& app);
-void setup_estimate(CLI::App& app);
-void setup_compare(CLI::App& app);
-void setup_serve(CLI::App& app);
-void setup_buy_vs_rent(CLI::App& app);
-void setup_demand(CLI::App& app);
-void setup_replay(CLI::App& app);
-void setup_advise(CLI::App& app);
-void setup_check(CLI::App& app);
-void setup_ledger(CLI::App& app);
-void setup_plan(CLI::App& app);
-void setup_report(CLI::App& app);
-void setup_calibrate(CLI::App& app);
-void setup_prices(CLI::App& app);
-void setup_cli_docs(CLI::App& app);  // hidden: completions and man page
+class Context;  // cli/common.hpp: what one invocation shares; setups bind their flags to it
+
+void setup_gpus(CLI::App& app, Context& ctx);
+void setup_models(CLI::App& app, Context& ctx);
+void setup_providers(CLI::App& app, Context& ctx);
+void setup_catalog(CLI::App& app, Context& ctx);
+void setup_estimate(CLI::App& app, Context& ctx);
+void setup_compare(CLI::App& app, Context& ctx);
+void setup_serve(CLI::App& app, Context& ctx);
+void setup_buy_vs_rent(CLI::App& app, Context& ctx);
+void setup_demand(CLI::App& app, Context& ctx);
+void setup_replay(CLI::App& app, Context& ctx);
+void setup_advise(CLI::App& app, Context& ctx);
+void setup_check(CLI::App& app, Context& ctx);
+void setup_ledger(CLI::App& app, Context& ctx);
+void setup_plan(CLI::App& app, Context& ctx);
+void setup_report(CLI::App& app, Context& ctx);
+void setup_calibrate(CLI::App& app, Context& ctx);
+void setup_prices(CLI::App& app, Context& ctx);
+void setup_cli_docs(CLI::App& app, Context& ctx);  // hidden: completions and man page
 
 // The one command table (ninja's kTools shape): each top-level command word and the setup that
 // adds it. A run whose first argument is a word marked `alone` registers only that setup
@@ -33,7 +35,7 @@ void setup_cli_docs(CLI::App& app);  // hidden: completions and man page
 // whole app, so they are never alone. A setup listed under several words runs once.
 struct CommandEntry {
   const char* name;
-  void (*setup)(CLI::App&);
+  void (*setup)(CLI::App&, Context&);
   bool alone;
 };
 inline constexpr CommandEntry kCommands[] = {
@@ -47,11 +49,11 @@ inline constexpr CommandEntry kCommands[] = {
     {"flags", setup_cli_docs, false},
 };
 
-inline void register_commands(CLI::App& app) {
+inline void register_commands(CLI::App& app, Context& ctx) {
   for (std::size_t i = 0; i < std::size(kCommands); ++i) {
     bool seen = false;
     for (std::size_t j = 0; j < i; ++j) seen = seen || kCommands[j].setup == kCommands[i].setup;
-    if (!seen) kCommands[i].setup(app);
+    if (!seen) kCommands[i].setup(app, ctx);
   }
 }
 

@@ -1,6 +1,8 @@
 #include "cli/common.hpp"
 
+#include "io/files.hpp"
 #include "io/format.hpp"
+#include "io/ledger.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -18,13 +20,16 @@
 
 namespace gpuplan::cli {
 
-GlobalOptions& globals() {
-  static GlobalOptions g;
-  return g;
-}
+struct Context::Loaded {
+  std::unique_ptr<const Catalog> catalog;
+  std::map<std::string, Profile> profiles;  // by path
+  std::optional<std::vector<LedgerRecord>> stdin_ledger;
+};
 
-Format output_format() {
-  const std::string& f = globals().format;
+Context::Context() : loaded_(std::make_shared<Loaded>()) {}
+
+Format Context::format() const {
+  const std::string& f = options.format;
   if (f == "json") return Format::json;
   if (f == "csv") return Format::csv;
   if (f == "markdown") return Format::markdown;
@@ -105,9 +110,13 @@ void remove_option(CLI::App& cmd, const std::string& name) {
     if (s->get_name().empty() && s->remove_option(o)) return;
 }
 
-void add_common_options(CLI::App& cmd, unsigned uses) {
+void on_parsed(CLI::App& cmd, Context& ctx, std::function<int()> fn) {
+  cmd.callback([&ctx, fn = std::move(fn)] { ctx.command = fn; });
+}
+
+void add_common_options(CLI::App& cmd, Context& ctx, unsigned uses) {
   CLI::App& app = option_section(cmd, "Output");
-  auto& g = globals();
+  auto& g = ctx.options;
   const bool github = (uses & kGithub) != 0;
   std::vector<std::string> formats = {"table", "json", "csv", "markdown"};
   if (github) formats.push_back("github");
@@ -136,19 +145,19 @@ void add_common_options(CLI::App& cmd, unsigned uses) {
 
 namespace {
 // no-color.org: NO_COLOR counts only when non-empty; a dumb terminal takes no escapes.
-bool use_color() {
+bool use_color(const Context& ctx) {
   const char* no_color = std::getenv("NO_COLOR");
   const char* term = std::getenv("TERM");
   if (no_color != nullptr && *no_color != '\0') return false;
   if (term != nullptr && std::string(term) == "dumb") return false;
-  return output_format() == Format::table && !globals().no_color && ::isatty(STDOUT_FILENO) != 0;
+  return ctx.format() == Format::table && !ctx.options.no_color && ::isatty(STDOUT_FILENO) != 0;
 }
 
 // Tables and notes for people, at most 100 columns wide unless --wide.
-std::string human_text(const Report& r) {
-  const bool color = use_color();
+std::string human_text(const Context& ctx, const Report& r) {
+  const bool color = use_color(ctx);
   // 100 columns: a terminal beside an editor, a CI log, a PR comment; --wide for the rest.
-  const std::size_t width = globals().wide ? 0 : 100;
+  const std::size_t width = ctx.options.wide ? 0 : 100;
   std::string out;
   for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color, width);
   if (!r.notes.empty()) out += "\n";
@@ -164,23 +173,21 @@ std::string human_text(const Report& r) {
 // The human part of `--format github`, between ::stop-commands:: and its resume line: the Actions
 // runner then executes nothing in it, whatever a name in a table says. The token is random, so
 // no input can guess it and end the pause early (GitHub's documented use of stop-commands).
-std::string github_human_text(const Report& r) {
+std::string github_human_text(const Context& ctx, const Report& r) {
   std::random_device rd;
   char token[40];
   std::snprintf(token, sizeof token, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
-  return "::stop-commands::" + std::string(token) + "\n" + human_text(r) + "::" + token + "::\n";
+  return "::stop-commands::" + std::string(token) + "\n" + human_text(ctx, r) + "::" + token + "::\n";
 }
 
 }  // namespace
 
-bool json_output() { return output_format() == Format::json; }
-
 namespace {
 
 // Prints `r` in the format asked, with `body` (r's JSON, or a copy of it) moved into the document.
-void print(const Report& r, nlohmann::json&& body) {
+void print(const Context& ctx, const Report& r, nlohmann::json&& body) {
   std::string out;
-  switch (output_format()) {
+  switch (ctx.format()) {
     case Format::json: {
       nlohmann::json j = nlohmann::json::object();
       j["schema_version"] = kJsonSchemaVersion;
@@ -198,10 +205,10 @@ void print(const Report& r, nlohmann::json&& body) {
       for (const auto& n : r.notes) out += "\n> " + io::markdown_text(n) + "\n";
       break;
     case Format::github:  // commands that offer it print their annotations first
-      out = github_human_text(r);
+      out = github_human_text(ctx, r);
       break;
     case Format::table:
-      out = human_text(r);
+      out = human_text(ctx, r);
       break;
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -209,38 +216,39 @@ void print(const Report& r, nlohmann::json&& body) {
 
 }  // namespace
 
-void print_report(const Report& r) { print(r, json_output() ? nlohmann::json(r.json) : nlohmann::json()); }
+void Context::print_report(const Report& r) const { print(*this, r, json_output() ? nlohmann::json(r.json) : nlohmann::json()); }
 
-void print_report(Report&& r) {
+void Context::print_report(Report&& r) const {
   nlohmann::json body = std::move(r.json);
-  print(r, std::move(body));
+  print(*this, r, std::move(body));
 }
 
-const Catalog& catalog() {
-  // Never freed, like the App (cli/app.cpp): the OS reclaims it at exit faster than ~Catalog.
-  static const Catalog* c = nullptr;
-  if (c == nullptr) {
+const Catalog& Context::catalog() const {
+  if (!loaded_->catalog) {
     std::vector<std::string> notices;
-    const std::string cache = globals().offline ? std::string() : io::price_cache_dir();
-    c = new Catalog(io::load_catalogs_with_cache(globals().catalogs, cache, &notices, nullptr));
+    const std::string cache = options.offline ? std::string() : io::price_cache_dir();
+    loaded_->catalog = std::make_unique<const Catalog>(io::load_catalogs_with_cache(options.catalogs, cache, &notices, nullptr));
     for (const auto& n : notices) warn(n);
   }
-  return *c;
+  return *loaded_->catalog;
 }
 
-const Profile* active_profile() {
-  static std::map<std::string, Profile> loaded;
-  const std::string& path = globals().profile;
+const Profile* Context::profile() const {
+  const std::string& path = options.profile;
   if (path.empty()) return nullptr;
-  auto it = loaded.find(path);
-  if (it == loaded.end()) it = loaded.emplace(path, io::read_profile(path)).first;
+  auto it = loaded_->profiles.find(path);
+  if (it == loaded_->profiles.end()) it = loaded_->profiles.emplace(path, io::read_profile(path)).first;
   return &it->second;
 }
 
-ProfileScope::ProfileScope(const std::string& path) : saved_(globals().profile) {
-  if (!path.empty()) globals().profile = path;
+const std::vector<LedgerRecord>& Context::stdin_ledger() const {
+  if (!loaded_->stdin_ledger) {
+    io::LedgerLoad load = io::parse_ledger(io::read_file("-"), "-");
+    for (const auto& w : load.warnings) warn(w);
+    loaded_->stdin_ledger = std::move(load.records);
+  }
+  return *loaded_->stdin_ledger;
 }
-ProfileScope::~ProfileScope() { globals().profile = saved_; }
 
 std::string today_utc() {
   const std::time_t t = std::time(nullptr);
@@ -251,13 +259,8 @@ std::string today_utc() {
   return buf;
 }
 
-void warn(const std::string& message) {
-  if (!globals().quiet) std::fprintf(stderr, "gpuplan: warning: %s\n", message.c_str());
-}
-
-int& exit_code() {
-  static int code = 0;
-  return code;
+void Context::warn(const std::string& message) const {
+  if (!options.quiet) std::fprintf(stderr, "gpuplan: warning: %s\n", message.c_str());
 }
 
 void bad_flag(const std::string& flag, const std::string& problem) {

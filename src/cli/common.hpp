@@ -4,11 +4,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gpuplan/budget.hpp"
 #include "gpuplan/calibrate.hpp"
 #include "gpuplan/catalog.hpp"
 #include "io/render.hpp"
@@ -28,26 +30,6 @@ struct GlobalOptions {
   std::string profile;  // --profile FILE: calibrated constants (gpuplan calibrate)
   bool offline = false;  // --offline: the shipped sheets only, not the price cache (gpuplan prices update)
 };
-GlobalOptions& globals();
-Format output_format();
-
-// The calibration profile of --profile (or of the experiment spec being priced), read once per
-// path; nullptr when none is given. Where the constants structs are built, this is applied.
-const Profile* active_profile();
-
-// Makes `path` the active profile while it lives (an experiment spec's `profile:`); "" keeps
-// the current one.
-class ProfileScope {
- public:
-  explicit ProfileScope(const std::string& path);
-  ~ProfileScope();
-  ProfileScope(const ProfileScope&) = delete;
-  ProfileScope& operator=(const ProfileScope&) = delete;
-
- private:
-  std::string saved_;
-};
-
 // What a command reads beyond its own flags, so that it registers only the common flags it
 // honours (an unused --profile or --catalog is refused, not ignored).
 enum CommonUse : unsigned {
@@ -57,9 +39,15 @@ enum CommonUse : unsigned {
   kGithub = 1u << 2,    // --format github: it gates CI (workflow annotations)
 };
 
+class Context;
+
 // Adds --format, -q, --no-color and --wide to a (sub)command, and --catalog, --profile and
-// --format github as `uses` says.
-void add_common_options(CLI::App& app, unsigned uses);
+// --format github as `uses` says, bound to ctx.options.
+void add_common_options(CLI::App& app, Context& ctx, unsigned uses);
+
+// Makes `fn` what run() calls once `cmd`'s arguments are parsed; it returns the exit code
+// (0 success, 1 a valid question answered "no", 2 bad input).
+void on_parsed(CLI::App& cmd, Context& ctx, std::function<int()> fn);
 
 // A titled section of a command's options (its --help prints them under the title). Beside
 // readable help, sections keep start-up fast: CLI11 compares each new option's names with every
@@ -84,29 +72,51 @@ void remove_option(CLI::App& cmd, const std::string& name);
 // CLI::ExistingFile that also takes "-" (standard input).
 CLI::Validator existing_file_or_stdin();
 
-// Whether the report prints as JSON. A command builds the JSON value only then, and its tables
-// and notes only otherwise: a table of a million offers never builds their JSON, nor the reverse.
-bool json_output();
-
 struct Report {
   nlohmann::json json;               // schema_version is added by print_report
   std::vector<io::Table> tables;     // the first is the one CSV prints
   std::vector<std::string> notes;    // printed under the tables (table and markdown only)
   std::optional<io::Table> csv;      // what CSV prints when not the first table
 };
-void print_report(const Report& r);
-void print_report(Report&& r);  // moves the JSON into the document printed instead of copying it
 
-// Shipped catalogs plus every --catalog file, loaded once per process.
-const Catalog& catalog();
+// One invocation's shared inputs, made by run() and passed down to every command: the common
+// flags as parsed, the catalogs and calibration profile they name (each read on first use), and
+// the command the arguments chose. Nothing here outlives the invocation. A copy shares what was
+// loaded, so `Context c = ctx; c.options.profile = path;` prices with another profile and the
+// same catalogs.
+class Context {
+ public:
+  Context();
 
-void warn(const std::string& message);
+  GlobalOptions options;
+  std::function<int()> command;  // set by the chosen command's callback (on_parsed); run() calls it
+
+  Format format() const;
+  // Whether the report prints as JSON. A command builds the JSON value only then, and its tables
+  // and notes only otherwise: a table of a million offers never builds their JSON, nor the reverse.
+  bool json_output() const { return format() == Format::json; }
+
+  // Shipped catalogs plus every --catalog file (and the price cache unless --offline).
+  const Catalog& catalog() const;
+  // The calibration profile of options.profile, read once per path; nullptr when none is given.
+  // Where the constants structs are built, this is applied.
+  const Profile* profile() const;
+  // `--ledger -`: JSON Lines on standard input, read once (as every `-` input is) and kept, so a
+  // command that asks twice (report: the period's records, then every month) gets the same
+  // records rather than opening a file named "-".
+  const std::vector<LedgerRecord>& stdin_ledger() const;
+
+  void warn(const std::string& message) const;  // on stderr unless --quiet
+  void print_report(const Report& r) const;
+  void print_report(Report&& r) const;  // moves the JSON into the document printed instead of copying it
+
+ private:
+  struct Loaded;
+  std::shared_ptr<Loaded> loaded_;
+};
 
 // Today's date in UTC, YYYY-MM-DD (the default --date of the budget commands).
 std::string today_utc();
-
-// The process exit code a command asks for (1 = a valid question answered "no").
-int& exit_code();
 
 // A bad flag value: exit 2 with a message naming the flag.
 [[noreturn]] void bad_flag(const std::string& flag, const std::string& problem);

@@ -339,7 +339,7 @@ namespace {
 
 }  // namespace
 
-PricedExperiment price_experiment(const Experiment& x, const std::string& currency) {
+PricedExperiment price_experiment(const Context& ctx, const Experiment& x, const std::string& currency) {
   PricedExperiment out;
   ExperimentCheck& c = out.check;
   c.name = x.name;
@@ -349,15 +349,16 @@ PricedExperiment price_experiment(const Experiment& x, const std::string& curren
   c.status = x.status;
   c.where = SourceLocation{x.doc.path, 1, 1};
   for (const auto& e : x.doc.entries) c.lines[e.key] = e.where;
-  const ProfileScope profile(x.profile);
+  Context spec = ctx;  // the spec's own profile, if it names one; the same catalogs
+  if (!x.profile.empty()) spec.options.profile = x.profile;
   try {
-    const ResolvedModel rm = resolve_model(x.workload.model);
+    const ResolvedModel rm = resolve_model(spec, x.workload.model);
     out.model = rm.arch.id;
     const ParamCounts pc = count_params(rm.arch);
-    const Workload w = build_workload(x.workload, rm.arch);
+    const Workload w = build_workload(spec, x.workload, rm.arch);
     RunFlags rf = x.run;
     rf.currency = currency;
-    RunSettings run = build_run_settings(rf, w);
+    RunSettings run = build_run_settings(spec, rf, w);
     run.spec.gpus_fixed = x.workload.gpus_given;  // as estimate, compare and plan price it
     if (!run.has_work()) {
       c.unpriced_reason = "no run size (tokens, steps or dataset_tokens)";
@@ -371,7 +372,7 @@ PricedExperiment price_experiment(const Experiment& x, const std::string& curren
       c.max_cost = *v;
     }
     c.deadline_seconds = run.spec.bill.deadline_seconds;
-    OfferSet set = evaluate_offers(catalog(), rm.arch, pc, w, run, build_offer_filter(x.filter, catalog()));
+    OfferSet set = evaluate_offers(spec.catalog(), rm.arch, pc, w, run, build_offer_filter(x.filter, spec.catalog()));
     rank_offers(set.priced, false);
     const PricedOffer* chosen = best_offer(set.priced);
     if (!chosen) {

@@ -56,6 +56,7 @@ struct PricedExperiment {
   std::string model;
   std::vector<std::string> price_warnings;  // stale or mixed-tax sheets behind its price (price_warnings)
 };
-PricedExperiment price_experiment(const Experiment& x, const std::string& currency);
+// With the spec's own profile when it names one, else ctx's.
+PricedExperiment price_experiment(const Context& ctx, const Experiment& x, const std::string& currency);
 
 }  // namespace gpuplan::cli

@@ -14,22 +14,10 @@ namespace gpuplan::cli {
 
 namespace {
 
-double convert(double amount, const std::string& from, const std::string& to, const SourceLocation& where) {
-  const auto v = catalog().fx.convert(amount, from, to);
+double convert(const Context& ctx, double amount, const std::string& from, const std::string& to, const SourceLocation& where) {
+  const auto v = ctx.catalog().fx.convert(amount, from, to);
   if (!v) throw InputError(where, "currency", "no exchange rate from " + from + " to " + to);
   return *v;
-}
-
-// `--ledger -`: JSON Lines on standard input, read once (as every `-` input is) and kept, so a
-// command that asks twice (report: the period's records, then every month) gets the same records
-// rather than opening a file named "-".
-const std::vector<LedgerRecord>& stdin_ledger() {
-  static const std::vector<LedgerRecord> records = [] {
-    io::LedgerLoad load = io::parse_ledger(io::read_file("-"), "-");
-    for (const auto& w : load.warnings) warn(w);
-    return std::move(load.records);
-  }();
-  return records;
 }
 
 // A JSON Lines ledger that does not exist yet (the first CI run, before anything was recorded)
@@ -57,8 +45,7 @@ std::string date_or_today(const std::string& date) {
   return d;
 }
 
-void require_known_currency(const std::string& currency, const SourceLocation& where, const std::string& field) {
-  const FxTable& fx = catalog().fx;
+void require_known_currency(const FxTable& fx, const std::string& currency, const SourceLocation& where, const std::string& field) {
   if (fx.convert(1, currency, fx.base)) return;
   std::string known = fx.base;
   for (const auto& [c, _] : fx.per_base) known += ", " + c;
@@ -74,13 +61,14 @@ void require_period(const std::string& period) {
 namespace {
 
 // Each key's spend in `currency`: the store's sums per key and currency, each converted once.
-std::vector<KeySpend> converted(const std::vector<store::SpendSums>& sums, const std::string& currency, const std::string& spec) {
+std::vector<KeySpend> converted(const Context& ctx, const std::vector<store::SpendSums>& sums, const std::string& currency,
+                                const std::string& spec) {
   const SourceLocation where{store::redact_ledger_spec(spec), 0, 0};
   std::vector<KeySpend> out;
   for (const auto& query : sums) {
     KeySpend k;
     for (const auto& s : query) {  // sorted by key, then currency: each key's currencies in one order
-      k.by_key[s.key] += convert(s.cost, s.currency, currency, where);
+      k.by_key[s.key] += convert(ctx, s.cost, s.currency, currency, where);
       k.records += s.records;
     }
     out.push_back(std::move(k));
@@ -90,23 +78,24 @@ std::vector<KeySpend> converted(const std::vector<store::SpendSums>& sums, const
 
 }  // namespace
 
-std::vector<KeySpend> ledger_spend(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& currency) {
-  return read_ledger(spec, queries, "", "", currency).sums;
+std::vector<KeySpend> ledger_spend(const Context& ctx, const std::string& spec, const std::vector<store::SpendQuery>& queries,
+                                   const std::string& currency) {
+  return read_ledger(ctx, spec, queries, "", "", currency).sums;
 }
 
-LedgerRead read_ledger(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
+LedgerRead read_ledger(const Context& ctx, const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
                        const std::string& last, const std::string& currency) {
   LedgerRead out;
   std::vector<store::SpendSums> sums(queries.size());
   const bool records = !last.empty();
   auto keep = [&](LedgerRecord&& r) {
-    r.cost = convert(r.cost, r.currency, currency, r.where);
+    r.cost = convert(ctx, r.cost, r.currency, currency, r.where);
     r.currency = currency;
     out.records.push_back(std::move(r));
   };
   if (spec == "-") {
     store::SpendAccumulator acc(queries);
-    for (const auto& r : stdin_ledger()) {
+    for (const auto& r : ctx.stdin_ledger()) {
       acc.add(r);
       if (records && r.date.compare(first) >= 0 && r.date.compare(last) <= 0) keep(LedgerRecord(r));
     }
@@ -114,9 +103,9 @@ LedgerRead read_ledger(const std::string& spec, const std::vector<store::SpendQu
   } else if (!missing_jsonl(spec)) {  // a first CI run: the JSONL ledger is not written yet
     auto store = store::open_ledger(spec, false);
     sums = records ? store->sum_spend_and_scan(queries, first, last, keep) : store->sum_spend(queries);
-    for (const auto& w : store->warnings()) warn(w);
+    for (const auto& w : store->warnings()) ctx.warn(w);
   }
-  out.sums = converted(sums, currency, spec);
+  out.sums = converted(ctx, sums, currency, spec);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common.hpp"
 #include "gpuplan/budget.hpp"
 #include "store/ledger_store.hpp"
 
@@ -16,7 +17,8 @@ struct KeySpend {
   std::map<std::string, double> by_key;  // key "" for records that leave the field empty
   std::size_t records = 0;
 };
-std::vector<KeySpend> ledger_spend(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& currency);
+std::vector<KeySpend> ledger_spend(const Context& ctx, const std::string& spec, const std::vector<store::SpendQuery>& queries,
+                                   const std::string& currency);
 
 // ledger_spend's sums, and the records dated `first` to `last` (YYYY-MM-DD, both included;
 // none when `last` is ""), oldest first, converted to `currency`: from one read of a JSON Lines
@@ -25,7 +27,7 @@ struct LedgerRead {
   std::vector<KeySpend> sums;
   std::vector<LedgerRecord> records;
 };
-LedgerRead read_ledger(const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
+LedgerRead read_ledger(const Context& ctx, const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
                        const std::string& last, const std::string& currency);
 
 // "" or a month YYYY-MM; exits 2 naming --period otherwise.
@@ -39,6 +41,6 @@ BudgetPolicy load_policy(const std::string& path, const std::string& currency);
 std::string date_or_today(const std::string& date);
 
 // An error unless the fx table can convert `currency` (checked before anything is stored).
-void require_known_currency(const std::string& currency, const SourceLocation& where, const std::string& field);
+void require_known_currency(const FxTable& fx, const std::string& currency, const SourceLocation& where, const std::string& field);
 
 }  // namespace gpuplan::cli

@@ -17,13 +17,13 @@ void add_model_source_options(CLI::App& cmd, ModelSourceOptions& o, bool with_mo
   cmd.add_option("--params", o.params, "A bare parameter count such as 7B (architecture assumed)");
 }
 
-ResolvedModel resolve_model(const ModelSourceOptions& o) {
+ResolvedModel resolve_model(const Context& ctx, const ModelSourceOptions& o) {
   const int given = !o.model.empty() + !o.model_config.empty() + !o.safetensors.empty() + !o.params.empty();
   if (given == 0) throw InputError(SourceLocation{}, "model", "give one of --model, --model-config, --safetensors or --params");
   if (given > 1) throw InputError(SourceLocation{}, "model", "--model, --model-config, --safetensors and --params are mutually exclusive");
   ResolvedModel out;
   if (!o.model.empty()) {
-    auto hit = catalog().find_model(o.model);
+    auto hit = ctx.catalog().find_model(o.model);
     if (!hit.found) throw InputError(SourceLocation{}, "model", lookup_failure("model", o.model, hit));
     out.arch = *hit.found;
     out.source = "catalog";

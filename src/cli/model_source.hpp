@@ -23,8 +23,10 @@ struct ResolvedModel {
 };
 
 void add_model_source_options(CLI::App& cmd, ModelSourceOptions& o, bool with_model_flag);
-ResolvedModel resolve_model(const ModelSourceOptions& o);
+class Context;  // cli/common.hpp
+// --model is looked up in ctx's catalog (loaded only then).
+ResolvedModel resolve_model(const Context& ctx, const ModelSourceOptions& o);
 
-const Gpu& resolve_gpu(const std::string& name);
+const Gpu& resolve_gpu(const Catalog& catalog, const std::string& name);
 
 }  // namespace gpuplan::cli

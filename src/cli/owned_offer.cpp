@@ -15,15 +15,15 @@ constexpr int kMaxOwnedGpus = 64;
 
 // "rtx-4090" -> (rtx-4090, 1); "rtx-4090x2", "rtx-4090 x2", "rtx-4090-x2" -> (rtx-4090, 2). A
 // name the catalog knows whole wins ("mi300x" is a GPU, not "mi300" times nothing).
-std::pair<const Gpu*, int> owned_gpus(const std::string& text) {
-  const auto whole = catalog().find_gpu(text);
+std::pair<const Gpu*, int> owned_gpus(const Catalog& catalog, const std::string& text) {
+  const auto whole = catalog.find_gpu(text);
   if (whole.found) return {whole.found, 1};
   const auto x = text.find_last_of("xX");
   if (x != std::string::npos && x + 1 < text.size() &&
       std::all_of(text.begin() + static_cast<std::ptrdiff_t>(x) + 1, text.end(), [](unsigned char c) { return std::isdigit(c); })) {
     std::string name = text.substr(0, x);
     while (!name.empty() && (name.back() == ' ' || name.back() == '-')) name.pop_back();
-    const auto part = catalog().find_gpu(name);
+    const auto part = catalog.find_gpu(name);
     if (part.found) {
       auto n = parse_int(text.substr(x + 1), 1, kMaxOwnedGpus);
       if (!n) bad_flag("--owned", "GPU count: " + n.error);
@@ -52,14 +52,14 @@ void add_owned_offer_options(CLI::App& cmd, OwnedOfferFlags& f) {
   add_ownership_options(sec, f.own);
 }
 
-std::optional<OwnedOffer> build_owned_offer(const OwnedOfferFlags& f, const RunSettings& run) {
+std::optional<OwnedOffer> build_owned_offer(const Context& ctx, const OwnedOfferFlags& f, const RunSettings& run) {
   if (f.owned.empty()) {
     refuse_without_owned(f);
     return std::nullopt;
   }
   if (run.spec.bill.tax_rate)
     bad_flag("--tax", "sets the tax of every bill, and with --owned the owner's own cost would be taxed too: leave --tax out (each sheet's own rate applies)");
-  const auto [gpu, n] = owned_gpus(f.owned);
+  const auto [gpu, n] = owned_gpus(ctx.catalog(), f.owned);
   if (f.utilisation.empty())
     bad_flag("--owned-utilization", "--owned needs the share of a month the owned GPUs are busy, e.g. --owned-utilization 40%: "
                                     "their monthly cost is spread over those hours");
@@ -76,7 +76,7 @@ std::optional<OwnedOffer> build_owned_offer(const OwnedOfferFlags& f, const RunS
   o.per_gpu_hour = o.marginal ? o.hour.marginal : o.hour.full;
 
   o.catalog.gpus.push_back(*gpu);
-  o.catalog.fx = catalog().fx;
+  o.catalog.fx = ctx.catalog().fx;
   Provider p;
   p.id = "owned";
   p.name = o.marginal ? "Owned GPUs (marginal cost)" : "Owned GPUs (owner's cost)";

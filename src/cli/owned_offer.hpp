@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common.hpp"
 #include "cli/ownership_flags.hpp"
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/plan.hpp"
@@ -43,7 +44,7 @@ struct OwnedOffer {
 
 // nullopt when --owned is not given; its companion flags are then refused (exit 2). Also
 // refuses --tax (it sets every bill's tax, the owner's own cost included).
-std::optional<OwnedOffer> build_owned_offer(const OwnedOfferFlags& f, const RunSettings& run);
+std::optional<OwnedOffer> build_owned_offer(const Context& ctx, const OwnedOfferFlags& f, const RunSettings& run);
 
 // The owned offer judged for the job as evaluate_offers judges every offer (one machine: a job
 // wider than it does not run there), added to `set`. False when it could not run the job.

@@ -182,7 +182,7 @@ void check_launch_engine(const LaunchFlags& f) {
   bad_choice("--emit", f.emit, engines().c_str());
 }
 
-bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r) {
+bool emit_plan_launch(const Context& ctx, const LaunchFlags& f, const ChosenPlan& c, Report& r) {
   if (f.emit.empty()) {
     if (!f.out.empty()) bad_flag("--out", "needs --emit");
     return false;
@@ -205,7 +205,7 @@ bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r) {
   const std::string text = emit_text(f.emit, lp);
   const std::vector<std::string> notes = io::launch_notes(lp, f.emit);
   if (f.out.empty() || f.out == "-") {
-    for (const auto& n : notes) warn(n);  // stderr: the file alone on stdout, so it can be piped
+    for (const auto& n : notes) ctx.warn(n);  // stderr: the file alone on stdout, so it can be piped
     std::fwrite(text.data(), 1, text.size(), stdout);
     return true;
   }

@@ -31,6 +31,6 @@ void check_launch_engine(const LaunchFlags& f);
 
 // Writes the launch file (stdout or --out) when --emit was given. Returns true when the file
 // went to stdout, where it must stand alone (no report after it).
-bool emit_plan_launch(const LaunchFlags& f, const ChosenPlan& c, Report& r);
+bool emit_plan_launch(const Context& ctx, const LaunchFlags& f, const ChosenPlan& c, Report& r);
 
 }  // namespace gpuplan::cli

@@ -75,7 +75,7 @@ std::optional<ProjectConfig> find_project_config(const std::string& explicit_pat
   }
 }
 
-void apply_project_config(const std::string& explicit_path, const ConfigTargets& t) {
+void apply_project_config(Context& ctx, const std::string& explicit_path, const ConfigTargets& t) {
   const auto c = find_project_config(explicit_path);
   if (!c) return;
   auto fill = [](std::string* target, const std::string& value) {
@@ -84,7 +84,7 @@ void apply_project_config(const std::string& explicit_path, const ConfigTargets&
   fill(t.policy, c->policy);
   fill(t.ledger, c->ledger);
   if (!t.policy || t.policy->empty()) fill(t.currency, c->currency);  // a policy names its own currency
-  auto& g = globals();
+  GlobalOptions& g = ctx.options;
   g.catalogs.insert(g.catalogs.begin(), c->catalogs.begin(), c->catalogs.end());  // a --catalog still overrides by id
   if (g.profile.empty()) g.profile = c->profile;
 }

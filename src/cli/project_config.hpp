@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/common.hpp"
+
 namespace gpuplan::cli {
 
 struct ProjectConfig {
@@ -29,6 +31,6 @@ struct ConfigTargets {
   std::string* ledger = nullptr;
   std::string* currency = nullptr;
 };
-void apply_project_config(const std::string& explicit_path, const ConfigTargets& targets);
+void apply_project_config(Context& ctx, const std::string& explicit_path, const ConfigTargets& targets);
 
 }  // namespace gpuplan::cli

@@ -42,8 +42,8 @@ bool valid_currency(const std::string& c) {
 }
 
 // The catalogs' dated table, then --fx overrides, stored against the table's base.
-FxTable build_fx(const std::vector<std::string>& overrides) {
-  FxTable fx = catalog().fx;
+FxTable build_fx(const Catalog& catalog, const std::vector<std::string>& overrides) {
+  FxTable fx = catalog.fx;
   for (const auto& spec : overrides) {
     const auto colon = spec.find(':'), eq = spec.find('=');
     if (colon == std::string::npos || eq == std::string::npos || eq < colon)
@@ -191,7 +191,7 @@ static PipelineSpec build_pipeline(const RunFlags& f) {
   return p;
 }
 
-RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
+RunSettings build_run_settings(const Context& ctx, const RunFlags& f, const Workload& w) {
   RunSettings s;
   RunSpec& r = s.spec;
   const int work_flags = !f.tokens.empty() + !f.steps.empty() + !f.dataset_tokens.empty();
@@ -211,9 +211,9 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
     const double mean = count_flag("--mean-sample-tokens", f.mean_sample_tokens);
     r.padding_efficiency = std::min(1.0, mean / static_cast<double>(w.seq_len));
   } else if (!f.mean_sample_tokens.empty()) {
-    warn("--mean-sample-tokens only matters with --packing off");
+    ctx.warn("--mean-sample-tokens only matters with --packing off");
   }
-  if (const Profile* p = active_profile()) r.time = apply_profile(*p, r.time);  // --mfu below wins
+  if (const Profile* p = ctx.profile()) r.time = apply_profile(*p, r.time);  // --mfu below wins
   if (!f.mfu.empty()) r.mfu = fraction_flag("--mfu", f.mfu, 1.0);
   if (r.mfu && *r.mfu <= 0) bad_flag("--mfu", "must be above 0%");
   if (r.mfu) in_flag_range("--mfu", *r.mfu);
@@ -233,7 +233,7 @@ RunSettings build_run_settings(const RunFlags& f, const Workload& w) {
   r.egress_final_weights = !f.no_egress;
   r.pipeline = build_pipeline(f);
 
-  s.fx = build_fx(f.fx);
+  s.fx = build_fx(ctx.catalog(), f.fx);
   if (!valid_currency(f.currency)) bad_flag("--currency", "expected a 3-letter ISO code such as USD or INR, got \"" + f.currency + "\"");
   s.currency = f.currency;
   if (!s.fx.convert(1.0, "USD", s.currency) && s.currency != "USD")
@@ -260,7 +260,7 @@ OfferFilter build_offer_filter(const OfferFlags& f, const Catalog& c) {
     if (!l.found) bad_flag("--provider", lookup_failure("provider", p, l));
     filter.providers.push_back(l.found->id);
   }
-  for (const auto& g : f.gpus) filter.gpus.push_back(resolve_gpu(g).id);
+  for (const auto& g : f.gpus) filter.gpus.push_back(resolve_gpu(c, g).id);
   for (const auto& o : f.offers) {
     const auto slash = o.find('/');
     if (slash == std::string::npos) bad_flag("--offer", "expected provider/offer, e.g. lambda/gpu-1x-h100-pcie, got \"" + o + "\"");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common.hpp"
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/offer_search.hpp"
 
@@ -34,9 +35,9 @@ void add_run_options(CLI::App& cmd, RunFlags& f);
 // fx, and start-up when `startup`): what serve takes of the run flags, in the same words.
 void add_bill_options(CLI::App& cmd, RunFlags& f, bool startup = true);
 
-// The checked run: work, bill terms, currency (gpuplan::RunSettings). Exits 2 naming the flag
-// on a bad value.
-RunSettings build_run_settings(const RunFlags& f, const Workload& w);
+// The checked run: work, bill terms, currency (gpuplan::RunSettings), exchange rates from ctx's
+// catalogs and time constants from its profile. Exits 2 naming the flag on a bad value.
+RunSettings build_run_settings(const Context& ctx, const RunFlags& f, const Workload& w);
 
 // The offer filters every pricing command takes, one definition for all of them.
 struct OfferFlags {

@@ -14,7 +14,7 @@ namespace gpuplan::cli {
 
 namespace {
 
-ModelArch record_model(const io::RunRecord& r) {
+ModelArch record_model(const Catalog& catalog, const io::RunRecord& r) {
   if (r.model_arch) return *r.model_arch;
   if (!r.model_config_json.empty()) return io::parse_hf_config(r.model_config_json, r.where.path + ":" + std::to_string(r.where.line) + ":model_config");
   if (!r.model_config_path.empty()) {
@@ -22,28 +22,21 @@ ModelArch record_model(const io::RunRecord& r) {
     if (p.is_relative()) p = std::filesystem::path(r.where.path).parent_path() / p;
     return io::read_hf_config(p.string());
   }
-  const auto hit = catalog().find_model(r.model);
+  const auto hit = catalog.find_model(r.model);
   if (!hit.found) throw InputError(r.where, "model", lookup_failure("model", r.model, hit));
   return *hit.found;
 }
 
-std::optional<Gpu> record_gpu(const io::RunRecord& r) {
+std::optional<Gpu> record_gpu(const Catalog& catalog, const io::RunRecord& r) {
   std::string lower = r.gpu;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (lower.empty() || lower == "cpu") return std::nullopt;
-  auto hit = catalog().find_gpu(r.gpu);
+  auto hit = catalog.find_gpu(r.gpu);
   // torch names cards "NVIDIA GeForce RTX 4090", "NVIDIA A100-SXM4-80GB": try without the vendor.
-  if (!hit.found && lower.rfind("nvidia ", 0) == 0) hit = catalog().find_gpu(r.gpu.substr(7));
+  if (!hit.found && lower.rfind("nvidia ", 0) == 0) hit = catalog.find_gpu(r.gpu.substr(7));
   if (!hit.found) throw InputError(r.where, "gpu", lookup_failure("GPU", r.gpu, hit) + " (give the catalog id, see gpuplan gpus list)");
   return *hit.found;
 }
-
-// A run is estimated with its own settings only: no --profile leaks into what it is compared with.
-struct WithoutProfile {
-  std::string saved = globals().profile;
-  WithoutProfile() { globals().profile.clear(); }
-  ~WithoutProfile() { globals().profile = saved; }
-};
 
 // estimate's workload flags, built once per thread: building them costs ten times reading a
 // record, and every run prices the shipped cases for its error bars. Each use starts from the
@@ -71,8 +64,11 @@ RecordParser& record_parser() {
 }
 
 // The record's settings read as estimate reads its flags.
-Workload record_workload(const io::RunRecord& r, const ModelArch& m, bool& context_given, bool& fragmentation_given) {
-  const WithoutProfile no_profile;
+Workload record_workload(const Context& ctx, const io::RunRecord& r, const ModelArch& m, bool& context_given,
+                         bool& fragmentation_given) {
+  // A run is estimated with its own settings only: no --profile leaks into what it is compared with.
+  Context no_profile = ctx;
+  no_profile.options.profile.clear();
   RecordParser& parser = record_parser();
   CLI::App& app = parser.app;
   const WorkloadFlags& flags = parser.flags;
@@ -89,7 +85,7 @@ Workload record_workload(const io::RunRecord& r, const ModelArch& m, bool& conte
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
-    return build_workload(flags, m);
+    return build_workload(no_profile, flags, m);
   } catch (const CLI::ParseError& e) {
     throw InputError(r.where, "settings", e.what());
   } catch (const InputError& e) {
@@ -101,14 +97,14 @@ Workload record_workload(const io::RunRecord& r, const ModelArch& m, bool& conte
 
 }  // namespace
 
-MeasuredRun to_measured_run(const io::RunRecord& r) {
+MeasuredRun to_measured_run(const Context& ctx, const io::RunRecord& r) {
   MeasuredRun run;
   run.id = r.id;
-  run.model = record_model(r);
+  run.model = record_model(ctx.catalog(), r);
   run.params = count_params(run.model);
-  run.workload = record_workload(r, run.model, run.context_given, run.fragmentation_given);
+  run.workload = record_workload(ctx, r, run.model, run.context_given, run.fragmentation_given);
   run.grad_accum = r.grad_accum;
-  run.gpu = record_gpu(r);
+  run.gpu = record_gpu(ctx.catalog(), r);
   if (run.gpu) {
     run.links.gpus_per_node = 8;  // one node of up to 8 cards, as the measured cases ran
     run.links.intra_node_gbps = run.gpu->interconnect_gbps;
@@ -120,12 +116,12 @@ MeasuredRun to_measured_run(const io::RunRecord& r) {
   return run;
 }
 
-std::vector<MeasuredRun> to_measured_runs(const std::vector<io::RunRecord>& records) {
+std::vector<MeasuredRun> to_measured_runs(const Context& ctx, const std::vector<io::RunRecord>& records) {
   std::vector<MeasuredRun> out;
   std::vector<InputError> errors;
   for (const auto& r : records) {
     try {
-      out.push_back(to_measured_run(r));
+      out.push_back(to_measured_run(ctx, r));
     } catch (const InputError& e) {
       errors.push_back(e);
     } catch (const InputErrors& e) {
@@ -136,14 +132,10 @@ std::vector<MeasuredRun> to_measured_runs(const std::vector<io::RunRecord>& reco
   return out;
 }
 
-const std::vector<MeasuredRun>& shipped_memory_cases() {
-  static const std::vector<MeasuredRun> runs = to_measured_runs(io::shipped_measured_runs("memory"));
-  return runs;
-}
+std::vector<MeasuredRun> shipped_memory_cases(const Context& ctx) { return to_measured_runs(ctx, io::shipped_measured_runs("memory")); }
 
-const std::vector<MeasuredRun>& shipped_throughput_cases() {
-  static const std::vector<MeasuredRun> runs = to_measured_runs(io::shipped_measured_runs("throughput"));
-  return runs;
+std::vector<MeasuredRun> shipped_throughput_cases(const Context& ctx) {
+  return to_measured_runs(ctx, io::shipped_measured_runs("throughput"));
 }
 
 }  // namespace gpuplan::cli

@@ -112,7 +112,7 @@ CpuBox cpu_box(const ServeFlags& f) {
 
 
 
-Setup build_setup(const ServeFlags& f) {
+Setup build_setup(const Context& ctx, const ServeFlags& f) {
   Setup s;
   if (f.rps.empty() == f.rpd.empty()) bad_flag("--requests-per-second", "give one of --requests-per-second or --requests-per-day");
   s.traffic.mean_requests_per_second = f.rps.empty() ? positive("--requests-per-day", f.rpd) / 86400.0 : positive("--requests-per-second", f.rps);
@@ -138,7 +138,7 @@ Setup build_setup(const ServeFlags& f) {
   w.precision = pick("--precision", f.precision, precision_from_string(f.precision), "bf16, fp16, fp32");
   if (w.precision == Precision::fp8) bad_flag("--precision", "fp8 compute comes from --quant fp8 (activations stay 16-bit)");
   if (f.tensor_parallel < 0 || f.tensor_parallel > 64) bad_flag("--tensor-parallel", "expected 1 to 64 (or leave it out to try 1, 2, 4, 8)");
-  if (const Profile* p = active_profile()) {  // the flags below win
+  if (const Profile* p = ctx.profile()) {  // the flags below win
     w.constants = apply_profile(*p, w.constants);
     s.cfg.k = apply_profile(*p, s.cfg.k);
   }
@@ -174,7 +174,7 @@ Setup build_setup(const ServeFlags& f) {
   if (f.scale_to_zero && f.min_replicas > 0) bad_flag("--scale-to-zero", "contradicts --min-replicas " + std::to_string(f.min_replicas));
   s.scaling.keep_warm_seconds = duration("--keep-warm", f.keep_warm);
   if (!f.cold_start.empty()) s.cold_start = duration("--cold-start", f.cold_start);
-  s.run = build_run_settings(f.run, w);
+  s.run = build_run_settings(ctx, f.run, w);
   return s;
 }
 

@@ -57,7 +57,8 @@ struct Setup {
   std::optional<double> cold_start;  // --cold-start
 };
 
-// Checks every flag; exits 2 naming the flag on a bad value.
-Setup build_setup(const ServeFlags& f);
+// Checks every flag; exits 2 naming the flag on a bad value. ctx's profile, if any, sets the
+// constants the flags do not.
+Setup build_setup(const Context& ctx, const ServeFlags& f);
 
 }  // namespace gpuplan::cli

@@ -38,18 +38,19 @@ nlohmann::json gpus_and_models(const Catalog& c) {
 
 }  // namespace
 
-void compute_shipped_bands(ShippedBands& b) {
-  b.memory = error_band(shipped_errors(shipped_memory_cases(), true, false));
-  b.train_throughput = error_band(shipped_errors(shipped_throughput_cases(), false, false));
-  b.decode_throughput = error_band(shipped_errors(shipped_throughput_cases(), false, true));
+void compute_shipped_bands(const Context& ctx, ShippedBands& b) {
+  b.memory = error_band(shipped_errors(shipped_memory_cases(ctx), true, false));
+  const std::vector<MeasuredRun> throughput = shipped_throughput_cases(ctx);
+  b.train_throughput = error_band(shipped_errors(throughput, false, false));
+  b.decode_throughput = error_band(shipped_errors(throughput, false, true));
 }
 
-const ShippedBands* precomputed_shipped_bands() {
+const ShippedBands* precomputed_shipped_bands(const Context& ctx) {
   const ShippedBands* pre = registered();
   if (!pre) return nullptr;
   const char* dir = std::getenv("GPUPLAN_DATA_DIR");
-  if ((dir == nullptr || *dir == '\0') && globals().catalogs.empty()) return pre;  // the shipped catalog itself
-  return gpus_and_models(catalog()) == gpus_and_models(io::embedded_catalog()) ? pre : nullptr;
+  if ((dir == nullptr || *dir == '\0') && ctx.options.catalogs.empty()) return pre;  // the shipped catalog itself
+  return gpus_and_models(ctx.catalog()) == gpus_and_models(io::embedded_catalog()) ? pre : nullptr;
 }
 
 void register_shipped_bands(const ShippedBands* bands) { registered() = bands; }

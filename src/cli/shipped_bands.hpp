@@ -7,6 +7,8 @@
 // models differ from the shipped ones (GPUPLAN_DATA_DIR, --catalog): the cases look those up.
 #include <optional>
 
+#include "cli/common.hpp"
+
 #include "gpuplan/calibrate.hpp"
 
 namespace gpuplan::cli {
@@ -17,10 +19,10 @@ struct ShippedBands {
 
 // Prices every shipped case now, memory first; throws InputErrors when the cases do not load
 // (what was computed before then stays in `out`).
-void compute_shipped_bands(ShippedBands& out);
+void compute_shipped_bands(const Context& ctx, ShippedBands& out);
 
-// The build's copy when this program links one and the run reads the shipped catalog, else null.
-const ShippedBands* precomputed_shipped_bands();
+// The build's copy when this program links one and ctx reads the shipped catalog, else null.
+const ShippedBands* precomputed_shipped_bands(const Context& ctx);
 
 // Called by the generated file's static initializer.
 void register_shipped_bands(const ShippedBands* bands);

@@ -12,10 +12,10 @@ std::string signed_pct(double e) { return (e >= 0 ? "+" : "") + num(100 * e, 1) 
 
 }  // namespace
 
-ModelBands model_bands(bool decode) {
+ModelBands model_bands(const Context& ctx, bool decode) {
   ModelBands b;
-  if (const Profile* p = active_profile()) {
-    b.basis = "profile " + globals().profile + " (" + std::to_string(p->runs) + " runs, leave-one-out)";
+  if (const Profile* p = ctx.profile()) {
+    b.basis = "profile " + ctx.options.profile + " (" + std::to_string(p->runs) + " runs, leave-one-out)";
     b.memory = error_band(p->memory_errors);
     b.throughput = error_band(p->throughput_errors);
     return b;
@@ -23,14 +23,14 @@ ModelBands model_bands(bool decode) {
   b.basis = "shipped measured cases (data/measured/)";
   ShippedBands s;
   try {
-    if (const ShippedBands* pre = precomputed_shipped_bands()) s = *pre;
-    else compute_shipped_bands(s);
+    if (const ShippedBands* pre = precomputed_shipped_bands(ctx)) s = *pre;
+    else compute_shipped_bands(ctx, s);
   } catch (const InputErrors& e) {
     // A GPUPLAN_DATA_DIR without data/measured/, or --catalog files that redefine the cases'
     // GPUs or models: the estimate stands, its bars do not.
-    warn("no error bars: the measured cases did not load (" + e.errors().front().problem() + ")");
+    ctx.warn("no error bars: the measured cases did not load (" + e.errors().front().problem() + ")");
   } catch (const InputError& e) {
-    warn("no error bars: the measured cases did not load (" + std::string(e.what()) + ")");
+    ctx.warn("no error bars: the measured cases did not load (" + std::string(e.what()) + ")");
   }
   b.memory = s.memory;
   b.throughput = decode ? s.decode_throughput : s.train_throughput;
@@ -47,8 +47,8 @@ std::string band_text(const ErrorBand& b) {
          signed_pct(b.high);
 }
 
-void add_error_bars(Report& r, double per_gpu_bytes, const Workload& w) {
-  const ModelBands b = model_bands(w.method == Method::inference);
+void add_error_bars(const Context& ctx, Report& r, double per_gpu_bytes, const Workload& w) {
+  const ModelBands b = model_bands(ctx, w.method == Method::inference);
   nlohmann::json j = {{"basis", b.basis}, {"memory", band_json(b.memory)}, {"throughput", band_json(b.throughput)}};
   if (b.memory) {
     const ValueRange v = likely_range(per_gpu_bytes, *b.memory);

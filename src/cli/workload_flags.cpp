@@ -66,7 +66,7 @@ std::string rule_text(const JobProblem& p, const ModelArch& m, const Workload& w
 
 }  // namespace
 
-Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
+Workload build_workload(const Context& ctx, const WorkloadFlags& f, const ModelArch& m) {
   Workload w;
   w.method = pick_enum<Method>("--method", f.method);
   w.precision = pick_enum<Precision>("--precision", f.precision);
@@ -107,7 +107,7 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   w.dropout = f.dropout;
   w.autocast = f.autocast;
   w.trainable_layers = f.trainable_layers;
-  if (const Profile* p = active_profile()) w.constants = apply_profile(*p, w.constants);  // flags below win
+  if (const Profile* p = ctx.profile()) w.constants = apply_profile(*p, w.constants);  // flags below win
   if (!f.overhead.empty()) {
     auto b = parse_bytes(f.overhead);
     if (!b) bad_flag("--overhead", b.error);
@@ -120,7 +120,7 @@ Workload build_workload(const WorkloadFlags& f, const ModelArch& m) {
   }
   // The job's rules live in the core (gpuplan/job.hpp); here each becomes a flag and words.
   for (const JobProblem& p : validate_workload(m, w, {f.allow_long_context})) {
-    if (p.warning) warn(rule_text(p, m, w));
+    if (p.warning) ctx.warn(rule_text(p, m, w));
     else bad_flag(flag_of(p.setting), rule_text(p, m, w));
   }
   if (const std::string why = offload_problem(w); !why.empty()) bad_flag("--offload", why);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common.hpp"
 #include "cli/model_source.hpp"
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/model.hpp"
@@ -31,7 +32,8 @@ struct WorkloadFlags {
 void add_workload_options(CLI::App& cmd, WorkloadFlags& f);
 
 // Checks the flags against each other and the model; exits 2 naming the flag on a bad value.
-Workload build_workload(const WorkloadFlags& f, const ModelArch& m);
+// ctx's profile, if any, sets the constants the flags do not.
+Workload build_workload(const Context& ctx, const WorkloadFlags& f, const ModelArch& m);
 
 // Exits 2 for an unknown enum value, listing the choices and the closest one.
 [[noreturn]] void bad_choice(const std::string& flag, const std::string& value, const char* choices);

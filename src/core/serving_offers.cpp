@@ -30,8 +30,8 @@ bool better(const ServingOption& a, const ServingOption& b) {
   return a.cost.per_month < b.cost.per_month;
 }
 
-// One degree on one offer; nullopt with `why` when it cannot serve.
-std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidate& w, int tp, std::string& why) {
+// One degree on one offer; nullopt with `why` and `refusal` when it cannot serve.
+std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidate& w, int tp, std::string& why, ServingRefusal& refusal) {
   const ServingConfig cfg = with_tp(j.cfg, tp);
   const std::string tp_note = tp > 1 ? " (TP" + std::to_string(tp) + ")" : "";
   ServingOption o;
@@ -40,6 +40,7 @@ std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidat
   o.plan = plan_replica(j.model, j.params, *w.gpu, cfg, j.req, j.targets);
   if (!o.plan.capacity.fits) {
     why = o.plan.capacity.why + tp_note;
+    refusal = ServingRefusal::cannot_host;
     return std::nullopt;
   }
   Scaling sc = j.scaling;
@@ -50,11 +51,13 @@ std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidat
   o.fleet = plan_fleet(j.model, j.params, *w.gpu, o.plan, cfg, j.req, j.traffic, sc, j.targets);
   if (o.fleet.beyond_limit) {
     why = o.fleet.latency_why;
+    refusal = ServingRefusal::beyond_fleet;
     return std::nullopt;
   }
   auto cost = price_serving(*w.offer, *w.provider, cfg, o.plan, o.fleet, sc, j.bill);
   if (!cost) {
     why = std::string("no ") + to_string(j.bill.pricing) + " price";
+    refusal = ServingRefusal::no_price;
     return std::nullopt;
   }
   for (double* v : {&cost->per_month, &cost->rate_per_hour, &cost->per_million_output_tokens, &cost->per_request,
@@ -66,16 +69,17 @@ std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidat
 
 }  // namespace
 
-std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& w, std::string& why) {
+std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& w, std::string& why, ServingRefusal& refusal) {
   const int per = std::max(1, w.offer->gpus);
   const std::vector<int> tps = degrees(j, per);
+  refusal = ServingRefusal::cannot_host;
   why = "no tensor-parallel degree divides the model's " + std::to_string(j.model.attention_heads) + " heads";
   if (!tps.empty() && tps.front() > per)
     why = "needs " + std::to_string(tps.front()) + " GPUs per replica; the instance has " + std::to_string(per);
   std::optional<ServingOption> best;
   for (int tp : tps) {
     if (tp > per) continue;
-    auto o = serve_at(j, w, tp, why);
+    auto o = serve_at(j, w, tp, why, refusal);
     if (o && (!best || better(*o, *best))) best = std::move(o);
   }
   return best;
@@ -85,8 +89,9 @@ ServingSearch search_serving(const ServingJob& j, const std::vector<ServingCandi
   ServingSearch out;
   for (const ServingCandidate& c : candidates) {
     std::string why;
-    if (auto o = serve_on(j, c, why)) out.options.push_back(std::move(*o));
-    else out.excluded.push_back({c, why});
+    ServingRefusal refusal = ServingRefusal::cannot_host;
+    if (auto o = serve_on(j, c, why, refusal)) out.options.push_back(std::move(*o));
+    else out.excluded.push_back({c, why, refusal});
   }
   std::stable_sort(out.options.begin(), out.options.end(), better);
   if (out.options.empty()) return out;

@@ -31,7 +31,8 @@ void check_unique(const CLI::App& cmd, const std::string& path, int& commands) {
 
 TEST_CASE("every command's flags are unique across its option sections", "[cli]") {
   CLI::App app{"gpuplan"};
-  gpuplan::cli::register_commands(app);
+  gpuplan::cli::Context ctx;
+  gpuplan::cli::register_commands(app, ctx);
   int commands = 0;
   check_unique(app, "", commands);
   CHECK(commands > 20);
@@ -39,7 +40,8 @@ TEST_CASE("every command's flags are unique across its option sections", "[cli]"
 
 TEST_CASE("a command's sections are part of the command", "[cli]") {
   CLI::App app{"gpuplan"};
-  gpuplan::cli::register_commands(app);
+  gpuplan::cli::Context ctx;
+  gpuplan::cli::register_commands(app, ctx);
   const CLI::App* estimate = app.get_subcommand("estimate");
   // estimate's workload, run, offer and output flags live in sections, reached through the command
   for (const char* flag : {"--model", "--tokens", "--provider", "--format", "--top"})
@@ -50,7 +52,8 @@ TEST_CASE("a command's sections are part of the command", "[cli]") {
 
 TEST_CASE("the command table names every command the app registers, and nothing else", "[cli]") {
   CLI::App app{"gpuplan"};
-  gpuplan::cli::register_commands(app);
+  gpuplan::cli::Context ctx;
+  gpuplan::cli::register_commands(app, ctx);
   std::map<std::string, int> registered;
   for (const CLI::App* s : gpuplan::cli::named_subcommands(app)) ++registered[s->get_name()];
   for (const auto& c : gpuplan::cli::kCommands) {
@@ -58,7 +61,7 @@ TEST_CASE("the command table names every command the app registers, and nothing 
     CHECK(registered.count(c.name) == 1);
     // Alone, the entry's setup must register the word it is listed under.
     CLI::App one{"gpuplan"};
-    c.setup(one);
+    c.setup(one, ctx);
     bool found = false;
     for (const CLI::App* s : gpuplan::cli::named_subcommands(one)) found = found || s->get_name() == c.name;
     CHECK(found);

@@ -36,7 +36,7 @@ double tolerance(const std::string& id) {
 }  // namespace
 
 TEST_CASE("shipped memory cases: BERT-large on a V100 and torchtune's Llama peaks", "[memory][measured]") {
-  const auto& runs = cli::shipped_memory_cases();
+  const auto runs = cli::shipped_memory_cases(cli::Context{});
   REQUIRE(runs.size() == 18);
   int device = 0, allocated = 0;
   for (const MeasuredRun& r : runs) {

@@ -392,6 +392,7 @@ TEST_CASE("serve's offer search picks the tensor-parallel degree and explains ex
   CHECK(s.options.empty());
   REQUIRE(s.excluded.size() == 1);
   CHECK(s.excluded.front().why.find("beyond any sane fleet") != std::string::npos);
+  CHECK(s.excluded.front().refusal == ServingRefusal::beyond_fleet);  // what serve's "no answer" note goes by
 }
 
 TEST_CASE("estimate's decode speed is serve's: one pass model", "[serving][time]") {
