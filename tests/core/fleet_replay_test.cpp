@@ -285,6 +285,15 @@ TEST_CASE("the per-team queue starts the jobs the rescanned queue started, job f
   std::mt19937 rng(31);
   std::uniform_int_distribution<int> team(0, 3), width(0, 3), pri(0, 2), when(0, 40), len(1, 30), coin(0, 1);
   const char* teams[] = {"a", "b", "c", "(none)"};
+  Provider cloud;  // a sweep prices its bursts: one on-demand offer of one GPU
+  cloud.id = "cloud";
+  cloud.currency = "USD";
+  Offer x1;
+  x1.id = "x1";
+  x1.provider = "cloud";
+  x1.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 2.00;
+  FleetCostTerms terms;
+  terms.on_demand.offers = {RentOffer{&x1, &cloud, 1.0}};
   for (int round = 0; round < 300; ++round) {
     std::vector<ReplayJob> jobs;
     for (int i = 0; i < 1 + round % 70; ++i) {
@@ -311,7 +320,7 @@ TEST_CASE("the per-team queue starts the jobs the rescanned queue started, job f
       REQUIRE(got[i].queue_seconds == want[i].queue_seconds);
     }
     // A sweep replays with one shared index of the jobs: the same figures as a lone replay.
-    const FleetSweep s = sweep_fleet(jobs, {p.owned_gpus}, {p.burst_after}, p.quota, FleetCostTerms{}, 1.0);
+    const FleetSweep s = sweep_fleet(jobs, {p.owned_gpus}, {p.burst_after}, p.quota, terms, 1.0);
     REQUIRE(s.options.size() == 1);
     const ReplayResult& o = s.options[0].replay;
     CHECK(o.owned_busy_gpu_hours == r.owned_busy_gpu_hours);
