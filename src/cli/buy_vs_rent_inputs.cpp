@@ -111,13 +111,17 @@ namespace {
 
 // --demand FILE when it is a job log: its summary, its jobs as replay takes them (no team marked
 // as checkpointing, so bursts rent on-demand) and the demand of its days. False: not a job log.
-bool read_job_log(const std::string& path, BuyVsRentSetup& s) {
-  const std::string text = io::read_file(path);
-  if (!io::looks_like_job_log(text)) return false;
-  const io::JobLog log = io::parse_job_log(text, path);
-  s.log = summarise_demand(log.jobs);
+bool read_job_log(const std::string& path, const DemandSummary* summary, BuyVsRentSetup& s) {
+  if (summary) {
+    s.log = *summary;
+  } else {
+    const std::string text = io::read_file(path);
+    if (!io::looks_like_job_log(text)) return false;
+    const io::JobLog log = io::parse_job_log(text, path);
+    s.log = summarise_demand(log.jobs);
+    s.jobs = replay_jobs(log.jobs, ReplayMapping{});
+  }
   if (s.log->jobs == 0) throw InputError(SourceLocation{path, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
-  s.jobs = replay_jobs(log.jobs, ReplayMapping{});
   s.in.demand = demand_of_log(*s.log);
   s.demand_source = "jobs";
   s.demand_notes.push_back("demand is the " + std::to_string(s.log->jobs) + " jobs in " + path + " over " + num(s.log->span_hours / 24, 1) +
@@ -141,10 +145,10 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   }
   if (!f.uncertainty.empty()) s.in.uncertainty = uncertainty_flag(f.uncertainty);
   const double u = s.in.uncertainty;
-  if (!f.demand.empty() && read_job_log(f.demand, s)) {
+  if (!f.demand.empty() && read_job_log(f.demand, f.demand_log, s)) {
     // measured jobs: demand_of_log, and the decision replays them (analyse_buy_vs_rent)
   } else if (!f.demand.empty()) {
-    s.profile = f.demand_profile ? *f.demand_profile : io::load_demand_profile(f.demand);
+    s.profile = io::load_demand_profile(f.demand);
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
     if (s.profile->from_jobs)

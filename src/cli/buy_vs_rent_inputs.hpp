@@ -26,8 +26,9 @@ struct BuyVsRentFlags {
   // Where renting may happen: --provider, --region, --country, the offer filters of compare.
   OfferFlags place;
   RunFlags run;  // --pricing, --currency, --fx, --tax, --preemptions-per-hour, --restart-time
-  // `demand` already read and summarised by the caller (replay): used instead of reading it again.
-  std::optional<io::DemandProfile> demand_profile;
+  // `demand`, a job log the caller (replay) has already read and summarised: used instead of
+  // reading the file again. The caller replays its own jobs (BuyVsRentSetup::jobs stays empty).
+  const DemandSummary* demand_log = nullptr;
 };
 
 void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f);

@@ -147,7 +147,7 @@ int run_replay(const Context& ctx, ReplayFlags f) {
   for (const auto& j : jobs) widest = std::max(widest, j.gpus);
   // Rent terms priced for the widest job (offers of every width up to it), demand from the log.
   f.costs.demand = f.file;
-  f.costs.demand_profile = io::profile_of_jobs(d, f.file);  // the log is read and summarised once
+  f.costs.demand_log = &d;  // the log is read and summarised once (a second read re-parsed it whole)
   f.costs.count = std::to_string(std::min(widest, kMaxOwned));
   const BuyVsRentSetup s = build_buy_vs_rent(ctx, f.costs);
   const std::vector<int> owned = owned_list(f.owned, d.peak_gpus, s.in.owned.gpus_per_build);

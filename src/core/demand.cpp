@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -134,39 +135,61 @@ std::vector<ConcurrencyStep> concurrency(const std::vector<Job>& jobs) {
 
 double sample_quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
   const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const auto hi = std::min(v.size() - 1, lo + 1);
+  // The lo-th and (lo+1)-th order statistics by selection, not a full sort: a replay sweep takes
+  // two quantiles per team for each of hundreds of fleets.
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+  const double a = v[lo];
+  if (pos == static_cast<double>(lo)) return a;
+  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
   // An infinite wait (a job that never runs) makes every quantile it touches infinite.
-  if (pos == static_cast<double>(lo)) return v[lo];
-  return std::isinf(v[hi]) ? v[hi] : v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  return std::isinf(b) ? b : a + (b - a) * (pos - static_cast<double>(lo));
 }
 
-double concurrency_quantile(const std::vector<ConcurrencyStep>& s, double q) {
-  std::vector<std::pair<int, double>> spans;  // level, time at it
+namespace {
+
+// The steps as (level, time at it), sorted, and their total time: what every quantile reads.
+struct LevelSpans {
+  std::vector<std::pair<int, double>> spans;
   double total = 0;
+};
+
+LevelSpans level_spans(const std::vector<ConcurrencyStep>& s) {
+  LevelSpans l;
+  l.spans.reserve(s.size());
   for (std::size_t i = 0; i + 1 < s.size(); ++i) {
-    spans.push_back({s[i].gpus, s[i + 1].t - s[i].t});
-    total += s[i + 1].t - s[i].t;
+    l.spans.push_back({s[i].gpus, s[i + 1].t - s[i].t});
+    l.total += s[i + 1].t - s[i].t;
   }
-  if (total <= 0) return s.empty() ? 0 : s.front().gpus;
-  std::sort(spans.begin(), spans.end());
-  double seen = 0;
-  for (const auto& [level, dt] : spans) {
-    seen += dt;
-    if (seen >= std::clamp(q, 0.0, 1.0) * total - 1e-9) return level;
-  }
-  return spans.back().first;
+  if (l.total > 0) std::sort(l.spans.begin(), l.spans.end());
+  return l;
 }
+
+double quantile_of(const LevelSpans& l, const std::vector<ConcurrencyStep>& s, double q) {
+  if (l.total <= 0) return s.empty() ? 0 : s.front().gpus;
+  double seen = 0;
+  for (const auto& [level, dt] : l.spans) {
+    seen += dt;
+    if (seen >= std::clamp(q, 0.0, 1.0) * l.total - 1e-9) return level;
+  }
+  return l.spans.back().first;
+}
+
+}  // namespace
+
+double concurrency_quantile(const std::vector<ConcurrencyStep>& s, double q) { return quantile_of(level_spans(s), s, q); }
 
 DemandSummary summarise_demand(const std::vector<Job>& all, double baseline_q) {
   DemandSummary d;
   d.baseline_quantile = baseline_q;
-  std::vector<Job> jobs;
-  for (const Job& j : all)
-    if (j.gpus > 0 && j.end >= j.start) jobs.push_back(j);
-  if (jobs.empty()) return d;
+  // The jobs that used a GPU and ran; copied only when some are left out (a million-job log is
+  // usually all of them).
+  auto counts = [](const Job& j) { return j.gpus > 0 && j.end >= j.start; };
+  std::vector<Job> kept;
+  if (!std::all_of(all.begin(), all.end(), counts)) std::copy_if(all.begin(), all.end(), std::back_inserter(kept), counts);
+  const std::vector<Job>& jobs = kept.empty() ? all : kept;
+  if (jobs.empty() || !counts(jobs.front())) return d;
   d.jobs = static_cast<int>(jobs.size());
   d.start = std::min_element(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.start < b.start; })->start;
   d.end = std::max_element(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.end < b.end; })->end;
@@ -177,8 +200,9 @@ DemandSummary summarise_demand(const std::vector<Job>& all, double baseline_q) {
   d.gpu_hours_per_month = d.months > 0 ? d.gpu_hours / d.months : 0;
   d.mean_gpus = d.span_hours > 0 ? d.gpu_hours / d.span_hours : 0;
   d.steps = concurrency(jobs);
-  d.baseline_gpus = concurrency_quantile(d.steps, baseline_q);
-  d.p95_gpus = concurrency_quantile(d.steps, 0.95);
+  const LevelSpans spans = level_spans(d.steps);  // sorted once for both quantiles
+  d.baseline_gpus = quantile_of(spans, d.steps, baseline_q);
+  d.p95_gpus = quantile_of(spans, d.steps, 0.95);
   for (const auto& s : d.steps) d.peak_gpus = std::max(d.peak_gpus, s.gpus);
   const auto [mean, sd] = concurrency_moments(d.steps);
   d.variability = mean > 0 ? sd / mean : 0;
@@ -211,12 +235,14 @@ std::vector<ConcurrencyBucket> concurrency_buckets(const std::vector<Concurrency
                                                    double seconds) {
   std::vector<ConcurrencyBucket> out;
   if (!(seconds > 0) || !(to > from)) return out;
+  std::size_t first = 0;  // steps before it end by the bucket's start (steps are in time order)
   for (double b = from; b < to; b += seconds) {
     ConcurrencyBucket k;
     k.start = b;
     const double e = std::min(to, b + seconds);
     double area = 0;
-    for (std::size_t i = 0; i < steps.size(); ++i) {
+    while (first + 1 < steps.size() && steps[first + 1].t <= b) ++first;
+    for (std::size_t i = first; i < steps.size() && steps[i].t < e; ++i) {
       const double s0 = std::max(b, steps[i].t), s1 = std::min(e, i + 1 < steps.size() ? steps[i + 1].t : to);
       if (s1 <= s0) continue;
       area += steps[i].gpus * (s1 - s0);

@@ -1,6 +1,9 @@
 #include "io/job_log.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -34,8 +37,9 @@ struct Cell {
   int column = 1;
 };
 
-std::vector<Cell> split(const Line& l, char sep) {
-  std::vector<Cell> out;
+// The cells of a line into `out` (cleared first: one vector serves every line of a log).
+void split_into(const Line& l, char sep, std::vector<Cell>& out) {
+  out.clear();
   std::size_t from = 0;
   while (true) {
     const auto at = l.text.find(sep, from);
@@ -44,6 +48,11 @@ std::vector<Cell> split(const Line& l, char sep) {
     if (at == std::string_view::npos) break;
     from = at + 1;
   }
+}
+
+std::vector<Cell> split(const Line& l, char sep) {
+  std::vector<Cell> out;
+  split_into(l, sep, out);
   return out;
 }
 
@@ -122,94 +131,114 @@ std::optional<long long> tres_gpus(std::string_view s) {
   throw InputError(SourceLocation{path, line, column}, field, problem);
 }
 
-// One row's cells by lower-case column name, with the header's spelling for messages.
+// The columns the readers look up, by lower-case name; their positions are found once per log
+// (a million-line log looked each name up in a map on every line).
+enum Col { kSubmit, kStart, kEnd, kJobId, kState, kAllocTres, kJobName, kUser, kAccount, kPartition, kId, kName, kTeam, kGpus, kCols };
+constexpr const char* kColNames[kCols] = {"submit", "start",     "end", "jobid", "state", "alloctres", "jobname",
+                                          "user",   "account",   "partition", "id", "name",  "team",      "gpus"};
+using Columns = std::array<std::optional<std::size_t>, kCols>;
+
+Columns find_columns(const std::map<std::string, std::size_t>& index) {
+  Columns out;
+  for (int c = 0; c < kCols; ++c)
+    if (const auto it = index.find(kColNames[c]); it != index.end()) out[static_cast<std::size_t>(c)] = it->second;
+  return out;
+}
+
+// One row's cells by column, with the header's spelling for messages. The three times are read
+// once, for the log's cut-off, and kept for the job (nullopt: empty, Unknown, None or unreadable).
 struct Row {
   const std::string& path;
   const Line& line;
   const std::vector<Cell>& header;
-  const std::map<std::string, std::size_t>& index;
-  std::vector<Cell> cells;
+  const Columns& columns;
+  const std::vector<Cell>& cells;
+  std::array<std::optional<double>, 3> stamps{};  // kSubmit, kStart, kEnd
 
-  const Cell* cell(const std::string& name) const {
-    const auto it = index.find(name);
-    return it == index.end() ? nullptr : &cells[it->second];
+  const Cell* cell(Col c) const {
+    const auto& at = columns[static_cast<std::size_t>(c)];
+    return at ? &cells[*at] : nullptr;
   }
-  std::string_view text(const std::string& name) const { return cell(name) ? cell(name)->text : std::string_view(); }
-  [[noreturn]] void fail_at(const std::string& name, const std::string& problem) const {
+  std::string_view text(Col c) const { return cell(c) ? cell(c)->text : std::string_view(); }
+  [[noreturn]] void fail_at(Col name, const std::string& problem) const {
     const Cell* c = cell(name);
-    const std::string field = c ? std::string(header[index.at(name)].text) : name;
+    const std::string field = c ? std::string(header[*columns[static_cast<std::size_t>(name)]].text) : kColNames[name];
     fail(path, line.number, c ? c->column : 1, field, problem);
   }
-  // A timestamp, or nullopt for Unknown/None/empty.
-  std::optional<double> time(const std::string& name) const {
+  void read_stamps() {
+    for (Col c : {kSubmit, kStart, kEnd}) stamps[static_cast<std::size_t>(c)] = timestamp(text(c));
+  }
+  // A timestamp (kSubmit, kStart or kEnd), or nullopt for Unknown/None/empty.
+  std::optional<double> time(Col name) const {
     const std::string_view t = text(name);
     if (t.empty() || t == "Unknown" || t == "None") return std::nullopt;
-    const auto v = timestamp(t);
+    const auto v = stamps[static_cast<std::size_t>(name)];
     if (!v) fail_at(name, "expected a time such as 2026-03-01T10:00:00, got \"" + std::string(t) + "\"");
     return v;
   }
 };
 
-void require(const Row& h, const std::vector<std::string>& names, const std::string& what) {
+void require(const std::map<std::string, std::size_t>& index, const Line& h, const std::string& path,
+             const std::vector<std::string>& names, const std::string& what) {
   for (const auto& n : names)
-    if (!h.index.count(n)) fail(h.path, h.line.number, 1, n, "missing column: " + what);
+    if (!index.count(n)) fail(path, h.number, 1, n, "missing column: " + what);
 }
 
 // Fills the fields both formats share; false when the job never started.
 bool read_times(const Row& r, Job& j, bool& running) {
-  j.submit = r.time("submit");
-  const auto start = r.time("start");
+  j.submit = r.time(kSubmit);
+  const auto start = r.time(kStart);
   if (!start) return false;
   j.start = *start;
-  const auto end = r.time("end");
+  const auto end = r.time(kEnd);
   running = !end;
   j.end = end.value_or(j.start);
-  if (end && *end < j.start) r.fail_at("end", "ends before it starts");
-  if (end && *end - j.start > kMaxJobDays * 86400) r.fail_at("end", "runs longer than 400 days: check the times");
+  if (end && *end < j.start) r.fail_at(kEnd, "ends before it starts");
+  if (end && *end - j.start > kMaxJobDays * 86400) r.fail_at(kEnd, "runs longer than 400 days: check the times");
   return true;
 }
 
 std::optional<Job> sacct_row(const Row& r, JobLog& log) {
   Job j;
-  j.id = std::string(r.text("jobid"));
+  j.id = std::string(r.text(kJobId));
   if (j.id.find('.') != std::string::npos) {  // a step (123.batch, 123.0): its allocation line counts
     ++log.steps_skipped;
     return std::nullopt;
   }
-  const auto state = state_of(r.text("state"));
-  if (!state) r.fail_at("state", "empty");
+  const auto state = state_of(r.text(kState));
+  if (!state) r.fail_at(kState, "empty");
   bool running = false;
-  if (lower(r.text("state")).rfind("pending", 0) == 0 || !read_times(r, j, running)) {
+  if (lower(r.text(kState)).rfind("pending", 0) == 0 || !read_times(r, j, running)) {
     ++log.pending_skipped;
     return std::nullopt;
   }
   j.state = running ? JobState::running : *state;
-  const auto gpus = tres_gpus(r.text("alloctres"));
+  const auto gpus = tres_gpus(r.text(kAllocTres));
   if (!gpus || *gpus > kMaxGpusPerJob)
-    r.fail_at("alloctres", "expected gres/gpu=N or gres/gpu:TYPE=N, got \"" + std::string(r.text("alloctres")) + "\"");
+    r.fail_at(kAllocTres, "expected gres/gpu=N or gres/gpu:TYPE=N, got \"" + std::string(r.text(kAllocTres)) + "\"");
   j.gpus = static_cast<int>(*gpus);
-  j.name = std::string(r.text("jobname"));
-  j.user = std::string(r.text("user"));
-  j.team = std::string(r.text("account"));
-  j.partition = std::string(r.text("partition"));
+  j.name = std::string(r.text(kJobName));
+  j.user = std::string(r.text(kUser));
+  j.team = std::string(r.text(kAccount));
+  j.partition = std::string(r.text(kPartition));
   return j;
 }
 
 std::optional<Job> csv_row(const Row& r, JobLog& log) {
   Job j;
   bool running = false;
-  if (!read_times(r, j, running)) r.fail_at("start", "missing: every job needs a start time");
-  const auto gpus = whole(r.text("gpus"));
+  if (!read_times(r, j, running)) r.fail_at(kStart, "missing: every job needs a start time");
+  const auto gpus = whole(r.text(kGpus));
   if (!gpus || *gpus < 0 || *gpus > kMaxGpusPerJob)
-    r.fail_at("gpus", "expected a whole number of GPUs (0 to 100000), got \"" + std::string(r.text("gpus")) + "\"");
+    r.fail_at(kGpus, "expected a whole number of GPUs (0 to 100000), got \"" + std::string(r.text(kGpus)) + "\"");
   j.gpus = static_cast<int>(*gpus);
   j.state = running ? JobState::running : JobState::completed;
-  if (!running && !r.text("state").empty()) j.state = *state_of(r.text("state"));
-  j.id = std::string(r.text("id"));
-  j.name = std::string(r.text("name"));
-  j.user = std::string(r.text("user"));
-  j.team = std::string(r.cell("team") ? r.text("team") : r.text("account"));
-  j.partition = std::string(r.text("partition"));
+  if (!running && !r.text(kState).empty()) j.state = *state_of(r.text(kState));
+  j.id = std::string(r.text(kId));
+  j.name = std::string(r.text(kName));
+  j.user = std::string(r.text(kUser));
+  j.team = std::string(r.cell(kTeam) ? r.text(kTeam) : r.text(kAccount));
+  j.partition = std::string(r.text(kPartition));
   (void)log;
   return j;
 }
@@ -248,7 +277,7 @@ void require_physical_concurrency(const std::vector<Job>& jobs, const std::strin
 // The log from a source of numbered lines (`next(Line&)` false at the end): a whole text or a
 // file read chunk by chunk. The header is copied, since a streamed line lives only until the next.
 template <class NextLine>
-JobLog parse_lines(NextLine&& next, const std::string& path) {
+JobLog parse_lines(NextLine&& next, const std::string& path, std::size_t file_bytes) {
   Line l;
   std::string head_text;
   Line head_line;
@@ -268,18 +297,29 @@ JobLog parse_lines(NextLine&& next, const std::string& path) {
   const std::vector<Cell> header = split(*h, sep);
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < header.size(); ++i) index[lower(header[i].text)] = i;
-  const Row head{path, *h, header, index, header};
-  if (sacct) require(head, {"jobid", "start", "end", "alloctres", "state"}, "sacct --parsable2 --format needs JobID, Start, End, AllocTRES, State");
-  else require(head, {"start", "end", "gpus"}, "a job CSV needs start, end and gpus (and optionally submit, user, team, partition, state)");
+  if (sacct) require(index, *h, path, {"jobid", "start", "end", "alloctres", "state"}, "sacct --parsable2 --format needs JobID, Start, End, AllocTRES, State");
+  else require(index, *h, path, {"start", "end", "gpus"}, "a job CSV needs start, end and gpus (and optionally submit, user, team, partition, state)");
+  const Columns columns = find_columns(index);
   std::vector<std::size_t> running;
+  std::vector<Cell> cells;
+  bool reserved = false;
   while (next(l)) {
     if (trim_blanks(l.text).empty() || trim_blanks(l.text).front() == '#') continue;
-    Row r{path, l, header, index, split(l, sep)};
+    if (!reserved) {
+      // Room for the jobs a file of this size holds at the first line's length: growing by
+      // doubling moved every job again and again (a fifth of reading a million-job log). Room
+      // never written is never resident, so a log of longer or skipped lines costs nothing.
+      log.jobs.reserve(file_bytes / std::max<std::size_t>(l.text.size() + 1, 32));
+      reserved = true;
+    }
+    split_into(l, sep, cells);
+    Row r{path, l, header, columns, cells};
     if (r.cells.size() != header.size())
       fail(path, l.number, 1, "", "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(r.cells.size()));
     // The log's cut-off is the latest time on any line (steps and pending jobs included).
-    for (const char* name : {"submit", "start", "end"})
-      if (const auto t = timestamp(r.text(name))) log.cutoff = std::max(log.cutoff, *t);
+    r.read_stamps();
+    for (const auto& t : r.stamps)
+      if (t) log.cutoff = std::max(log.cutoff, *t);
     auto job = sacct ? sacct_row(r, log) : csv_row(r, log);
     if (!job) continue;
     if (job->state == JobState::running) running.push_back(log.jobs.size());
@@ -301,14 +341,16 @@ JobLog parse_lines(NextLine&& next, const std::string& path) {
 JobLog parse_job_log(const std::string& text, const std::string& path) {
   const auto lines = split_lines(text);
   std::size_t at = 0;
-  return parse_lines([&](Line& l) { return at < lines.size() ? (l = lines[at++], true) : false; }, path);
+  return parse_lines([&](Line& l) { return at < lines.size() ? (l = lines[at++], true) : false; }, path, text.size());
 }
 
 // Streamed: a log of any length is read (standard input, read once, still goes through read_file).
 JobLog load_job_log(const std::string& path) {
   if (path == "-") return parse_job_log(read_file(path), path);
   LineReader in(path);
-  return parse_lines([&](Line& l) { return in.next(l); }, path);
+  struct stat st{};
+  const std::size_t bytes = ::stat(path.c_str(), &st) == 0 ? static_cast<std::size_t>(st.st_size) : 0;
+  return parse_lines([&](Line& l) { return in.next(l); }, path, bytes);
 }
 
 }  // namespace gpuplan::io

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "gpuplan/demand.hpp"
@@ -129,5 +130,26 @@ TEST_CASE("the indexed retry count equals the all-pairs definition on random log
                          states[state(rng)]));
     }
     REQUIRE(summarise_demand(jobs).retry_rate == reference(jobs));
+  }
+}
+
+TEST_CASE("sample_quantile by selection equals interpolation in the sorted sample", "[demand][quantile]") {
+  // The definition: sort, then interpolate linearly between the order statistics around
+  // q x (n - 1); an infinite value at the upper one makes the quantile infinite.
+  auto reference = [](std::vector<double> v, double q) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = std::min(v.size() - 1, lo + 1);
+    if (pos == static_cast<double>(lo)) return v[lo];
+    return std::isinf(v[hi]) ? v[hi] : v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> value(0, 12), kind(0, 9);
+  for (int round = 0; round < 400; ++round) {
+    std::vector<double> v;
+    for (int i = 0; i < round % 40; ++i)  // repeated values and some infinities
+      v.push_back(kind(rng) == 0 ? std::numeric_limits<double>::infinity() : value(rng) * 0.25);
+    for (double q : {0.0, 0.05, 0.5, 0.95, 0.99, 1.0}) REQUIRE(sample_quantile(v, q) == reference(v, q));
   }
 }

@@ -285,6 +285,15 @@ TEST_CASE("the per-team queue starts the jobs the rescanned queue started, job f
   std::mt19937 rng(31);
   std::uniform_int_distribution<int> team(0, 3), width(0, 3), pri(0, 2), when(0, 40), len(1, 30), coin(0, 1);
   const char* teams[] = {"a", "b", "c", "(none)"};
+  Provider cloud;  // a sweep prices its bursts: one on-demand offer of one GPU
+  cloud.id = "cloud";
+  cloud.currency = "USD";
+  Offer x1;
+  x1.id = "x1";
+  x1.provider = "cloud";
+  x1.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 2.00;
+  FleetCostTerms terms;
+  terms.on_demand.offers = {RentOffer{&x1, &cloud, 1.0}};
   for (int round = 0; round < 300; ++round) {
     std::vector<ReplayJob> jobs;
     for (int i = 0; i < 1 + round % 70; ++i) {
@@ -302,12 +311,27 @@ TEST_CASE("the per-team queue starts the jobs the rescanned queue started, job f
     if (round % 3) p.burst_after = (round % 5) * 900.0;
     if (round % 2) p.quota = {{"a", 1 + round % 4}, {"b", 2 + round % 5}};
     const auto want = rescanning_replay(jobs, p);
-    const auto got = replay_fleet(jobs, p).jobs;
+    const ReplayResult r = replay_fleet(jobs, p);
+    const auto& got = r.jobs;
     REQUIRE(got.size() == want.size());
     for (std::size_t i = 0; i < got.size(); ++i) {
       REQUIRE(got[i].where == want[i].where);
       REQUIRE(got[i].start == want[i].start);
       REQUIRE(got[i].queue_seconds == want[i].queue_seconds);
+    }
+    // A sweep replays with one shared index of the jobs: the same figures as a lone replay.
+    const FleetSweep s = sweep_fleet(jobs, {p.owned_gpus}, {p.burst_after}, p.quota, terms, 1.0);
+    REQUIRE(s.options.size() == 1);
+    const ReplayResult& o = s.options[0].replay;
+    CHECK(o.owned_busy_gpu_hours == r.owned_busy_gpu_hours);
+    CHECK(o.utilisation == r.utilisation);
+    CHECK(o.all.p95_hours == r.all.p95_hours);
+    REQUIRE(o.teams.size() == r.teams.size());
+    for (std::size_t k = 0; k < o.teams.size(); ++k) {
+      CHECK(o.teams[k].team == r.teams[k].team);
+      CHECK(o.teams[k].jobs == r.teams[k].jobs);
+      CHECK(o.teams[k].p50_hours == r.teams[k].p50_hours);
+      CHECK(o.teams[k].max_hours == r.teams[k].max_hours);
     }
   }
 }
