@@ -17,6 +17,7 @@
 #include "gpuplan/cost.hpp"
 #include "gpuplan/input_pipeline.hpp"
 #include "gpuplan/memory.hpp"
+#include "gpuplan/node_shape.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/workload.hpp"
 
@@ -37,6 +38,7 @@ struct RunSpec {
   bool egress_final_weights = true; // the trained weights (or adapters) are copied out at the end
   bool gpus_fixed = false;          // true: the workload's GPU count as given; false: every GPU of `nodes` instances
   int nodes = 1;                    // instances when the GPU count is not fixed
+  NodeShape node_shape;             // the user's statement of GPUs per node and links (--node-shape, --network)
   PipelineSpec pipeline;            // storage and CPUs that feed training (input_pipeline.hpp)
 };
 
@@ -58,6 +60,8 @@ struct OfferEvaluation {
   // The job as written did not fit: training's DDP replicas sharded (FSDP); inference split by
   // tensor parallelism (the smallest TP that fits, workload.tensor_parallel).
   bool resharded = false;
+  // Training crosses nodes and neither the sheet nor --network gives their link: 10 GbE assumed.
+  bool network_assumed = false;
   double per_gpu_bytes = 0;
   double hfu_asked = 0;             // > 1: --mfu implied this hardware utilisation; run at 1 instead
   double capacity_bytes = 0;        // the card's usable memory (Gpu::usable_bytes)
@@ -96,6 +100,8 @@ double result_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w
 // The links a job on `offer` talks over: the instance's GPUs, its interconnect (the offer's
 // figure, else the GPU's) and its network between instances.
 Links offer_links(const Offer& offer, const Gpu& gpu);
+// The same with the run's node shape and --nodes applied: what a job of `w` on `offer` crosses.
+Links job_links(const Workload& w, const Offer& offer, const Gpu& gpu, const RunSpec& run);
 
 // `w` must already carry its GPU count and sharding. The references must outlive the result.
 PreparedJob prepare_job(const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSpec& run, int grad_accum);

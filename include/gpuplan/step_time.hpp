@@ -54,6 +54,11 @@ struct TimeConstants {
   // Dequantising kernels (int4/int8/nf4/fp8 weights) reach a lower share of it: gpt-fast on an
   // A100 reads 862.69 GB/s with int4 weights against 1397.31 GB/s in bf16.
   double quantised_bandwidth_factor = 862.69 / 1397.31;
+  // bitsandbytes' dequantize_4bit (QLoRA's default backend) runs as its own kernel before each
+  // matmul and streams NF4 in and bf16 out at this share of peak memory bandwidth. Fitted to
+  // litgpt's A100 table (QLoRA - LoRA time per iteration for phi-1.5, StableLM 3B, Llama 2 7B
+  // and 13B, nf4 and nf4-dq: the median of the eight implied shares, 0.20-0.44); see README.
+  double bnb_dequant_bandwidth_share = 0.265;
   // Fixed cost of every decode pass (serving's step_overhead_seconds; a profile sets both).
   double step_overhead_seconds = 0.001;
 };

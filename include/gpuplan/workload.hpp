@@ -17,6 +17,14 @@ enum class Sharding { ddp, zero1, zero2, zero3, fsdp };
 enum class Offload { none, optimizer, optimizer_params };
 enum class KvDtype { native, fp16, bf16, fp8, int8 };
 enum class Loss { standard, chunked, fused };
+// What dequantises QLoRA's 4-bit base weights: bitsandbytes' standalone kernel before each
+// matmul (Hugging Face PEFT, litgpt, axolotl: what most users run), or fused/compiled kernels
+// (torchtune with torch.compile, Unsloth) that stream the weights near full memory bandwidth.
+enum class QloraBackend { bitsandbytes, fused };
+// Which training engine's saved tensors size the activations: Hugging Face eager modules (fp32
+// RMSNorm inputs, unfused SwiGLU), or Megatron-Core with Transformer Engine (fused norm+linear
+// and SwiGLU keeping 16-bit tensors; Korthikanti et al. 2022).
+enum class ActivationProfile { hf, megatron };
 
 // LoRA target projections, a bit set.
 enum LoraTarget : unsigned {
@@ -44,6 +52,8 @@ struct Workload {
   bool lora_dropout = false;              // lora_dropout > 0 keeps a dropped copy of each target's input
   bool train_embeddings = false;          // LoRA/QLoRA: also train embeddings and lm_head
   bool double_quant = false;              // QLoRA double quantisation of the absmax constants
+  QloraBackend qlora_backend = QloraBackend::bitsandbytes;
+  ActivationProfile activations = ActivationProfile::hf;
   int trainable_layers = 0;               // freeze: train only the last K layers
   std::int64_t micro_batch = 1;           // sequences per GPU per step (inference: concurrent sequences)
   std::int64_t seq_len = 2048;            // tokens per sequence (inference: context length)
@@ -90,6 +100,8 @@ const char* to_string(Sharding v);
 const char* to_string(Offload v);
 const char* to_string(KvDtype v);
 const char* to_string(Loss v);
+const char* to_string(QloraBackend v);
+const char* to_string(ActivationProfile v);
 
 // Parsers for the CLI and spec files; nullopt on an unknown name.
 std::optional<Method> method_from_string(const std::string& s);
@@ -102,6 +114,8 @@ std::optional<Sharding> sharding_from_string(const std::string& s);
 std::optional<Offload> offload_from_string(const std::string& s);
 std::optional<KvDtype> kv_dtype_from_string(const std::string& s);
 std::optional<Loss> loss_from_string(const std::string& s);
+std::optional<QloraBackend> qlora_backend_from_string(const std::string& s);
+std::optional<ActivationProfile> activation_profile_from_string(const std::string& s);
 // Generic forms over the same tables, so every command accepts the same spellings and lists
 // the same choices: parse_enum<Method>("lora"), enum_choices<Method>() == "full, lora, ...".
 // Weight formats also accept "none" for native.

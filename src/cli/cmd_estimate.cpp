@@ -33,12 +33,19 @@ struct EstimateFlags {
 // Time on the one GPU asked for, over its own links, when no offer in the sheets lists it.
 io::EstimateTime time_only(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const Workload& w,
                            const RunSettings& run, const Gpu& gpu) {
+  // Without an offer the links are the GPU's own, all GPUs in one machine unless --node-shape
+  // says how many a machine holds; --nodes splits the job across a network.
   Links links;
-  // Without an offer the links are the GPU's own; --nodes splits the job across a network.
-  const int nodes = std::max(1, f.run.nodes);
-  if (w.gpus % nodes != 0) bad_flag("--nodes", "must divide --gpus");
-  links.gpus_per_node = std::max(1, w.gpus / nodes);
+  links.gpus_per_node = std::max(1, w.gpus);
   links.intra_node_gbps = gpu.interconnect_gbps;
+  links = shaped_links(links, run.spec.node_shape, gpu);
+  if (f.run.nodes > 0) {
+    if (w.gpus % f.run.nodes != 0) bad_flag("--nodes", "must divide --gpus");
+    links.gpus_per_node = std::max(1, w.gpus / f.run.nodes);
+  }
+  if (is_training(w.method) && network_assumed(w.gpus, links))
+    warn("the job spans " + std::to_string((w.gpus + links.gpus_per_node - 1) / links.gpus_per_node) +
+         " machines of " + gpu.id + " and no network is known: 10 GbE (1.25 GB/s per machine) assumed, slow; give --network");
   const PreparedJob job = prepare_job(m, pc, w, run.spec, run.spec.grad_accum);
   return {estimate_step_time(m, pc, w, run.spec.grad_accum, gpu, links, job.time), gpu.id, std::nullopt};
 }

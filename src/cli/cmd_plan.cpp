@@ -295,6 +295,7 @@ void setup_plan(CLI::App& app, Context& ctx) {
     narrow(*cmd, "--pricing", "--pricings", g.run.pricing, g.pricings);
     narrow(*cmd, "--tensor-parallel", "--tensor-parallels", std::to_string(g.workload.tensor_parallel), g.tensor_parallels);
     narrow(*cmd, "--pipeline-parallel", "--pipeline-parallels", std::to_string(g.workload.pipeline_parallel), g.pipeline_parallels);
+    g.workload.qlora_searched = g.methods.find("qlora") != std::string::npos;
     g.grad_accum_given = cmd->get_option("--grad-accum")->count() > 0;
     g.workload.tensor_parallel = g.workload.pipeline_parallel = 1;  // searched per candidate
     // The base is checked before the search picks GPU counts: it gets the fewest GPUs its fixed

@@ -6,6 +6,7 @@
 #include "cli/common.hpp"
 #include "cli/flag_ranges.hpp"
 #include "cli/model_source.hpp"
+#include "cli/node_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/units.hpp"
 
@@ -164,6 +165,7 @@ void add_run_options(CLI::App& command, RunFlags& f) {
   add_money_options(option_section(command, "Prices, currency and limits"), f);
   add_spot_options(option_section(command, "Spot and checkpoints"), f);
   add_data_options(option_section(command, "Storage, data and overheads"), f);
+  add_node_options(command, f.node_shape, f.network);
 }
 
 // --storage-bandwidth, --cpu-cores, --pretokenized, --tokenize-rate.
@@ -205,6 +207,7 @@ RunSettings build_run_settings(const Context& ctx, const RunFlags& f, const Work
   r.grad_accum = f.grad_accum;
   if (f.nodes < 0 || f.nodes > 4096) bad_flag("--nodes", "expected 1 to 4096");
   if (f.nodes > 0) r.nodes = f.nodes;
+  r.node_shape = build_node_shape(f.node_shape, f.network);
   if (f.packing != "on" && f.packing != "off") bad_choice("--packing", f.packing, "on, off");
   if (f.packing == "off") {
     if (f.mean_sample_tokens.empty()) bad_flag("--packing", "off needs --mean-sample-tokens to size the padding");

@@ -27,6 +27,7 @@ struct RunFlags {
   bool no_egress = false;
   std::string storage_bandwidth, cpu_cores, tokenize_rate;  // the input pipeline (input_pipeline.hpp)
   bool pretokenized = false;
+  std::string node_shape, network;  // the user's own machines (node_flags.hpp)
 };
 
 void add_run_options(CLI::App& cmd, RunFlags& f);

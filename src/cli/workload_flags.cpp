@@ -78,6 +78,9 @@ Workload build_workload(const Context& ctx, const WorkloadFlags& f, const ModelA
   w.sharding = pick_enum<Sharding>("--sharding", f.sharding);
   w.offload = pick_enum<Offload>("--offload", f.offload);
   w.kv_cache_dtype = pick_enum<KvDtype>("--kv-cache-dtype", f.kv_dtype);
+  w.activations = pick_enum<ActivationProfile>("--activations", f.activations);
+  if (w.activations != ActivationProfile::hf && !is_training(w.method))
+    bad_flag("--activations", "sizes training's saved activations: inference keeps none (give a training --method)");
   std::string bad;
   auto targets = lora_targets_from_string(f.lora_targets, &bad);
   if (!targets) bad_flag("--lora-targets", "unknown target \"" + bad + "\" (expected q,k,v,o,gate,up,down or all-linear)");
@@ -101,6 +104,10 @@ Workload build_workload(const Context& ctx, const WorkloadFlags& f, const ModelA
   w.expert_parallel = f.expert_parallel;
   w.pure_bf16 = f.pure_bf16;
   w.double_quant = f.double_quant;
+  if (!f.qlora_backend.empty()) {
+    w.qlora_backend = pick_enum<QloraBackend>("--qlora-backend", f.qlora_backend);
+    if (w.method != Method::qlora && !f.qlora_searched) bad_flag("--qlora-backend", "only QLoRA dequantises its weights: give --method qlora");
+  }
   w.lora_dropout = f.lora_dropout;
   w.train_embeddings = f.train_embeddings;
   w.optimizer_in_backward = f.optimizer_in_backward;
@@ -135,6 +142,9 @@ void add_memory_options(CLI::App& cmd, WorkloadFlags& f) {
   cmd.add_flag("--allow-long-context", f.allow_long_context, "Allow --seq-len beyond the model's max context");
   cmd.add_option("--attention", f.attention, "eager | sdpa | flash")->capture_default_str();
   cmd.add_option("--checkpointing", f.checkpointing, "Activation checkpointing: none | selective | full")->capture_default_str();
+  cmd.add_option("--activations", f.activations,
+                 "Training engine whose saved tensors size the activations: hf (Hugging Face eager, also FSDP) | megatron (Megatron-Core with Transformer Engine)")
+      ->capture_default_str();
   cmd.add_option("--loss", f.loss, "Cross-entropy: standard (fp32 upcast) | chunked | fused")->capture_default_str();
   cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
   cmd.add_option("--overhead", f.overhead, "CUDA context + workspace per GPU, e.g. 800MiB (default 0.8GiB)");
@@ -163,6 +173,8 @@ void add_workload_options(CLI::App& command, WorkloadFlags& f) {
   cmd.add_flag("--pure-bf16", f.pure_bf16, "Train in bf16 without fp32 master weights");
   cmd.add_option("--quant", f.quant, "Stored weight format (inference/qlora): native | fp8 | int8 | nf4 | fp4 | int4-gptq | int4-awq")->capture_default_str();
   cmd.add_flag("--double-quant", f.double_quant, "QLoRA double quantisation of the absmax constants");
+  cmd.add_option("--qlora-backend", f.qlora_backend,
+                 "What dequantises QLoRA's 4-bit weights: bitsandbytes (default; PEFT, litgpt, axolotl) | fused (torchtune compiled, Unsloth)");
   cmd.add_option("--optimizer", f.optimizer, "adamw | adamw-8bit | paged-adamw-8bit | sgd | sgd-momentum | adafactor | lion")->capture_default_str();
   cmd.add_flag("--optimizer-in-backward", f.optimizer_in_backward, "Apply each gradient as it is produced (torchtune optimizer_in_bwd)");
   cmd.add_flag("--autocast", f.autocast, "torch.autocast over fp32 weights (HF Trainer fp16/bf16): fp32 weights and grads, no master copy");

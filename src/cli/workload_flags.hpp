@@ -26,6 +26,9 @@ struct WorkloadFlags {
   bool pure_bf16 = false, double_quant = false, lora_dropout = false, train_embeddings = false;
   bool optimizer_in_backward = false, allow_long_context = false, dropout = false, autocast = false;
   bool gpus_given = false;  // --gpus was on the command line
+  std::string qlora_backend;  // "" = bitsandbytes; given without QLoRA is refused
+  std::string activations = "hf";  // the training engine whose saved tensors size the activations
+  bool qlora_searched = false;  // plan: qlora is among --methods, so --qlora-backend applies
 };
 
 // Adds the model source and every workload flag to a command.

@@ -33,15 +33,12 @@ int instances_on_offer(const Workload& w, const Offer& offer, const RunSpec& run
 const char* node_layout_problem(const Workload& w, const Offer& offer, const RunSpec& run) {
   if (!spread_over_nodes(w, run)) return nullptr;
   if (w.gpus % run.nodes != 0) return "--nodes does not divide the GPUs";
-  if (w.gpus / run.nodes > std::max(1, offer.gpus)) return "--nodes puts more GPUs on each node than the offer's instance holds";
+  if (run.node_shape.gpus_per_node > 0) {
+    if (w.gpus / run.nodes > run.node_shape.gpus_per_node) return "--nodes puts more GPUs on each node than --node-shape holds";
+  } else if (w.gpus / run.nodes > std::max(1, offer.gpus)) {
+    return "--nodes puts more GPUs on each node than the offer's instance holds";
+  }
   return nullptr;
-}
-
-// The offer's links with the job's GPUs placed on them: GPUs per node as --nodes spreads them.
-Links job_links(const Workload& w, const Offer& offer, const Gpu& gpu, const RunSpec& run) {
-  Links l = offer_links(offer, gpu);
-  if (spread_over_nodes(w, run)) l.gpus_per_node = w.gpus / run.nodes;
-  return l;
 }
 
 // A step's time: training steps over the offer's links, or one decode token for every
@@ -112,6 +109,14 @@ Links offer_links(const Offer& offer, const Gpu& gpu) {
   return l;
 }
 
+// The offer's links as the user's node shape restates them, with the job's GPUs placed on them:
+// GPUs per node as --nodes spreads them.
+Links job_links(const Workload& w, const Offer& offer, const Gpu& gpu, const RunSpec& run) {
+  Links l = shaped_links(offer_links(offer, gpu), run.node_shape, gpu);
+  if (spread_over_nodes(w, run)) l.gpus_per_node = w.gpus / run.nodes;
+  return l;
+}
+
 double checkpoint_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w) {
   if (!is_training(w.method)) return 0;
   const MemoryBreakdown r = unsharded(m, pc, w);
@@ -159,6 +164,7 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   const Workload& w = j.workload;
   e.workload = w;
   e.excluded = Exclusion::none;
+  e.network_assumed = false;
   e.infeasible_reason = "";
   e.cost.reset();
   e.pipeline.reset();
@@ -180,6 +186,7 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   if (e.excluded != Exclusion::none) return;
 
   e.time = step_time(j, gpu, offer);
+  e.network_assumed = is_training(w.method) && network_assumed(w.gpus, job_links(w, offer, gpu, run));
   if (is_training(w.method)) feed_gpus(j, offer, e);
   const double useful_per_step = e.time.tokens_per_step * std::clamp(run.padding_efficiency, 1e-6, 1.0);
   if (run.tokens) {

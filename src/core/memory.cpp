@@ -90,6 +90,15 @@ double per_layer_params(const ParamCounts& pc, const ModelArch& m) {
 // MLPs, no dropout, and Hugging Face's RMSNorm (which upcasts its input to fp32 and keeps it).
 // A frozen linear layer needs its weight, not its input, for the input gradient, so inputs are
 // counted only where a weight (or a LoRA adapter on it) is trained.
+// What one norm keeps per token: Hugging Face's RMSNorm upcasts its input to fp32 and autograd
+// keeps that copy; LayerNorm keeps its input. Transformer Engine's fused norms keep the 16-bit
+// input and a 4-byte fp32 rsigma (and mean, for LayerNorm) per token.
+double norm_input_bytes(const ModelArch& m, const Workload& w, double e) {
+  const double h = m.hidden_size;
+  if (w.activations == ActivationProfile::megatron) return e * h + (m.norm == NormKind::rmsnorm ? 4.0 : 8.0);
+  return m.norm == NormKind::rmsnorm ? 4.0 * h : e * h;
+}
+
 double layer_activation_bytes_per_token(const ModelArch& m, const Workload& w, double seq_len, bool trains_linears) {
   const double e = activation_bytes(w.precision);
   const double h = m.hidden_size;
@@ -101,16 +110,16 @@ double layer_activation_bytes_per_token(const ModelArch& m, const Workload& w, d
   auto saves_input = [&](unsigned target) { return trains_linears || (lora && (w.lora_targets & target)); };
 
   double bytes = 0;
-  // Norms: RMSNorm keeps an fp32 copy of its input; LayerNorm keeps its input.
-  const double norm_in = m.norm == NormKind::rmsnorm ? 4.0 * h : e * h;
-  bytes += m.norms_per_layer * norm_in;
+  const bool megatron = w.activations == ActivationProfile::megatron;
+  bytes += m.norms_per_layer * norm_input_bytes(m, w, e);
   // Linear inputs: qkv share one input, o takes the attention output, gate/up share one.
   if (saves_input(kLoraQ | kLoraK | kLoraV)) bytes += e * h;
   if (saves_input(kLoraGate | kLoraUp)) bytes += e * h;
   // Attention core. Flash/SDPA keep q, k, v, the output and fp32 log-sum-exp statistics;
   // eager also keeps the s x s probabilities in fp32 (softmax) and 16-bit (matmul input), and
   // under GQA the repeat_kv copies of k and v at full head count.
-  if (w.attention == Attention::eager && w.checkpointing != Checkpointing::selective) {
+  // Megatron-Core runs attention in Transformer Engine's fused (flash / cuDNN) kernels.
+  if (w.attention == Attention::eager && w.checkpointing != Checkpointing::selective && !megatron) {
     // fp32 softmax output, its cast to the activation dtype (none in fp32), and under dropout
     // a 1-byte mask plus the dropped copy that feeds the matmul with V.
     const double per_score = 4.0 + (e < 4 ? e : 0) + (w.dropout ? 1.0 + e : 0);
@@ -120,7 +129,9 @@ double layer_activation_bytes_per_token(const ModelArch& m, const Workload& w, d
   }
   // MLP: gated keeps gate output (act input), act output, up output and the product (down
   // input); plain keeps fc1 output (act input) and act output (down input).
-  if (m.mlp == MlpKind::gated) bytes += e * i * 3 + (saves_input(kLoraDown) ? e * i : 0);
+  // Transformer Engine's fused SwiGLU keeps only its input, the fc1 output (gate and up).
+  if (m.mlp == MlpKind::gated && megatron) bytes += e * i * 2 + (saves_input(kLoraDown) ? e * i : 0);
+  else if (m.mlp == MlpKind::gated) bytes += e * i * 3 + (saves_input(kLoraDown) ? e * i : 0);
   else bytes += e * i + (saves_input(kLoraDown) ? e * i : 0);
   // Dropout after attention and after the MLP (and on the MLP hidden state in some models)
   // keeps 1-byte masks.
@@ -239,8 +250,7 @@ double stage_activation_bytes(const ModelArch& m, const Workload& w, double toke
   const double e = activation_bytes(w.precision);
   const int vp = std::max(1, w.virtual_pipeline);
   const double interleave = pp > 1 && vp > 1 ? 1.0 + (pp - 1.0) / (pp * vp) : 1.0;
-  const double norm_in = m.norm == NormKind::rmsnorm ? 4.0 * m.hidden_size : e * m.hidden_size;
-  double replicated = m.norms_per_layer * norm_in + (w.dropout ? 2.0 * m.hidden_size : 0.0);
+  double replicated = m.norms_per_layer * norm_input_bytes(m, w, e) + (w.dropout ? 2.0 * m.hidden_size : 0.0);
   if (w.sequence_parallel || tp == 1) replicated = 0;
   double kept = 0, working = 0;
   if (w.checkpointing == Checkpointing::full) {

@@ -284,16 +284,19 @@ OffloadCost offload_cost(const ModelArch& m, const ParamCounts& pc, const Worklo
 
 // QLoRA keeps the base's linears in NF4 and dequantises each to 16 bits every time a matmul
 // needs it: forward, backward's input gradient and, under checkpointing, the recomputed
-// forward. Each pass reads the NF4 bytes and writes the 16-bit copy at memory bandwidth
-// (torch.compile fuses the rest). torchtune's A100 table measures it: QLoRA 8035 tokens/s
-// against LoRA's 8210, -2.1%; this gives -1.3% for that case without being fitted to it.
+// forward. Each pass reads the NF4 bytes and writes the 16-bit copy. Fused or compiled kernels
+// (torchtune with torch.compile) stream it at the decode bandwidth: torchtune's A100 table
+// measures QLoRA 8035 tokens/s against LoRA's 8210, -2.1%; this gives -1.3% for that case
+// without being fitted to it. bitsandbytes' standalone kernel reaches a smaller share of the
+// bandwidth (bnb_dequant_bandwidth_share, fitted to litgpt's QLoRA and LoRA timings).
 double qlora_dequant_seconds(const ParamCounts& pc, const Workload& w, const Layout& o,
                              const Gpu& gpu, const TimeConstants& k) {
   if (w.method != Method::qlora) return 0;
   const WeightFormat f = w.weight_format == WeightFormat::native ? WeightFormat::nf4 : w.weight_format;
   const double passes = w.checkpointing == Checkpointing::full ? 3.0 : 2.0;
   const double weights = pc.linear_weights / (static_cast<double>(o.tp) * o.pp);
-  const double bw = gpu.memory_bandwidth_gbps * 1e9 * k.bandwidth_efficiency;
+  const double share = w.qlora_backend == QloraBackend::fused ? k.bandwidth_efficiency : k.bnb_dequant_bandwidth_share;
+  const double bw = gpu.memory_bandwidth_gbps * 1e9 * share;
   return bw > 0 ? passes * weights * (bytes_per_weight(f, w.double_quant) + 2.0) / bw : 0;
 }
 

@@ -39,6 +39,8 @@ constexpr Names<Offload, 3> kOffload{
 constexpr Names<KvDtype, 5> kKv{{{KvDtype::native, "native"}, {KvDtype::fp16, "fp16"}, {KvDtype::bf16, "bf16"},
                                  {KvDtype::fp8, "fp8"}, {KvDtype::int8, "int8"}}};
 constexpr Names<Loss, 3> kLoss{{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}}};
+constexpr Names<QloraBackend, 2> kQloraBackends{{{QloraBackend::bitsandbytes, "bitsandbytes"}, {QloraBackend::fused, "fused"}}};
+constexpr Names<ActivationProfile, 2> kActivationProfiles{{{ActivationProfile::hf, "hf"}, {ActivationProfile::megatron, "megatron"}}};
 
 template <class E, std::size_t N>
 const char* name_of(const Names<E, N>& names, E v) {
@@ -86,6 +88,8 @@ const char* to_string(Sharding v) { return name_of(kSharding, v); }
 const char* to_string(Offload v) { return name_of(kOffload, v); }
 const char* to_string(KvDtype v) { return name_of(kKv, v); }
 const char* to_string(Loss v) { return name_of(kLoss, v); }
+const char* to_string(QloraBackend v) { return name_of(kQloraBackends, v); }
+const char* to_string(ActivationProfile v) { return name_of(kActivationProfiles, v); }
 
 std::optional<Method> method_from_string(const std::string& s) { return parse(kMethods, s); }
 std::optional<Precision> precision_from_string(const std::string& s) { return parse(kPrecisions, s); }
@@ -99,6 +103,8 @@ std::optional<Sharding> sharding_from_string(const std::string& s) { return pars
 std::optional<Offload> offload_from_string(const std::string& s) { return parse(kOffload, s); }
 std::optional<KvDtype> kv_dtype_from_string(const std::string& s) { return parse(kKv, s); }
 std::optional<Loss> loss_from_string(const std::string& s) { return parse(kLoss, s); }
+std::optional<QloraBackend> qlora_backend_from_string(const std::string& s) { return parse(kQloraBackends, s); }
+std::optional<ActivationProfile> activation_profile_from_string(const std::string& s) { return parse(kActivationProfiles, s); }
 
 namespace {
 template <class E, std::size_t N>
@@ -124,6 +130,8 @@ GPUPLAN_ENUM_TABLE(Sharding, kSharding, sharding_from_string)
 GPUPLAN_ENUM_TABLE(Offload, kOffload, offload_from_string)
 GPUPLAN_ENUM_TABLE(KvDtype, kKv, kv_dtype_from_string)
 GPUPLAN_ENUM_TABLE(Loss, kLoss, loss_from_string)
+GPUPLAN_ENUM_TABLE(QloraBackend, kQloraBackends, qlora_backend_from_string)
+GPUPLAN_ENUM_TABLE(ActivationProfile, kActivationProfiles, activation_profile_from_string)
 #undef GPUPLAN_ENUM_TABLE
 
 std::optional<unsigned> lora_targets_from_string(const std::string& s, std::string* bad) {

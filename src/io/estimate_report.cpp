@@ -35,7 +35,9 @@ nlohmann::json workload_json(const Workload& w) {
           {"gpus", w.gpus}, {"sharding", to_string(w.sharding)}, {"offload", to_string(w.offload)},
           {"tensor_parallel", w.tensor_parallel}, {"pipeline_parallel", w.pipeline_parallel},
           {"context_parallel", w.context_parallel}, {"expert_parallel", w.expert_parallel},
-          {"sequence_parallel", w.sequence_parallel}, {"lora_rank", w.lora_rank}};
+          {"sequence_parallel", w.sequence_parallel}, {"lora_rank", w.lora_rank},
+          {"activations", is_training(w.method) ? nlohmann::json(to_string(w.activations)) : nlohmann::json()},
+          {"qlora_backend", w.method == Method::qlora ? nlohmann::json(to_string(w.qlora_backend)) : nlohmann::json()}};
 }
 
 nlohmann::json memory_json(const MemoryBreakdown& mem) {
@@ -78,7 +80,10 @@ Table memory_table(const EstimateReport& r) {
   const double total = r.memory.per_gpu_bytes();
   Table t;
   t.title = "Memory per GPU: " + r.model_name + ", " + to_string(w.method) + ", " + to_string(w.precision) + ", micro-batch " +
-            std::to_string(w.micro_batch) + " x " + std::to_string(w.seq_len) + " tokens";
+            std::to_string(w.micro_batch) + " x " + std::to_string(w.seq_len) + " tokens" +
+            (is_training(w.method) ? std::string(", activations as ") + (w.activations == ActivationProfile::megatron ? "Megatron/TE" : "HF eager") +
+                                         " saves them"
+                                   : "");
   t.columns = {"component", "GiB", "share", ""};
   t.align = {Align::left, Align::right, Align::right, Align::left};
   t.csv_columns = {"component", "bytes", "share"};

@@ -112,6 +112,14 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
     j["kv_cache_dtype"] = kv_cache_dtype_name(e.workload);
   }
   if (e.hfu_asked > 1) j["hfu_clamped_from"] = e.hfu_asked;
+  if (is_training(e.workload.method)) {
+    const Links l = job_links(e.workload, *p.offer, *p.gpu, run.spec);
+    j["links"] = {{"gpus_per_node", l.gpus_per_node},
+                  {"intra_node_gbps", l.intra_node_gbps},
+                  {"inter_node_gbps", l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps},
+                  {"network_assumed", e.network_assumed},
+                  {"node_shape_stated", run.spec.node_shape.stated()}};
+  }
   if (const auto age = prices_age_days(*p.provider, run.today)) j["prices_age_days"] = *age;
   // Which sheet priced it: the price cache's (`gpuplan prices update`) or a catalog's.
   j["prices_source"] = p.provider->source;
@@ -192,13 +200,15 @@ nlohmann::json excluded_json(const std::vector<PricedOffer>& offers, Pricing pri
 
 std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed,
                                      const RunSettings& run) {
-  std::vector<std::string> storage, egress, no_rate, no_network, notes;
+  std::vector<std::string> storage, egress, no_rate, no_network, bnb_on_amd, notes;
   bool spread = false, resharded = false, split = false, stale = false;
   double hfu_asked = 0;
   for (const auto& p : offers) {
     const OfferEvaluation& e = p.eval;
     stale = stale || prices_stale(*p.provider, run);
-    if (e.workload.gpus > std::max(1, p.offer->gpus) && !p.offer->network_gbps) add_once(no_network, p.offer->key());
+    if (e.network_assumed) add_once(no_network, p.offer->key());
+    if (e.workload.method == Method::qlora && e.workload.qlora_backend == QloraBackend::bitsandbytes && p.gpu->vendor == "amd")
+      add_once(bnb_on_amd, p.gpu->id);
     spread = spread || e.workload.gpus != asked.gpus;
     (is_training(e.workload.method) ? resharded : split) |= e.resharded;
     hfu_asked = std::max(hfu_asked, e.hfu_asked);
@@ -227,7 +237,13 @@ std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, con
                     " days (--stale-after) or undated: check them before deciding");
   if (!storage.empty()) notes.push_back("storage is not priced on these sheets (left out of their totals): " + join(storage));
   if (!no_network.empty())
-    notes.push_back("no network bandwidth on the sheet for multi-instance offers, 10 GbE assumed (slow): " + join(no_network));
+    notes.push_back("warning: the job spans nodes and no network is known (neither the sheet's network_gbps nor --network): 10 GbE "
+                    "(1.25 GB/s per node) assumed, slow: " + join(no_network) +
+                    (run.spec.node_shape.gpus_per_node > 0 ? "" : " (several GPUs in one machine: give --node-shape)"));
+  if (!bnb_on_amd.empty())
+    notes.push_back("bitsandbytes QLoRA on AMD (" + join(bnb_on_amd) +
+                    "): ROCm support is official from bitsandbytes 0.50 (experimental in 0.48 and 0.49, per its installation guide); "
+                    "its dequantisation speed on ROCm is not measured, so the time uses the NVIDIA fit");
   if (!no_rate.empty())
     notes.push_back("no preemption rate on these sheets: spot is priced as if never preempted (give --preemptions-per-hour): " +
                     join(no_rate));

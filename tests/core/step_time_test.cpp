@@ -266,11 +266,40 @@ TEST_CASE("QLoRA's dequantisation is memory traffic, not a fixed slowdown", "[ti
   k.hfu = 0.5;
   const StepTime lora = estimate_step_time(m, pc, w, 1, test_gpu(), Links{}, k);
   w.method = Method::qlora;
+  w.qlora_backend = QloraBackend::fused;
   const StepTime qlora = estimate_step_time(m, pc, w, 1, test_gpu(), Links{}, k);
   // Three passes (forward, recompute, backward) each read NF4 (0.5 B + absmax) and write bf16.
   const double bytes = 3 * pc.linear_weights * (bytes_per_weight(WeightFormat::nf4, false) + 2);
   CHECK(qlora.step_seconds - lora.step_seconds == Approx(bytes / (3000e9 * 0.75)));
   CHECK(qlora.step_seconds < 1.05 * lora.step_seconds);  // torchtune A100: -2.1%
+  // bitsandbytes moves the same bytes at its kernel's share of the bandwidth.
+  w.qlora_backend = QloraBackend::bitsandbytes;
+  const StepTime bnb = estimate_step_time(m, pc, w, 1, test_gpu(), Links{}, k);
+  CHECK(bnb.step_seconds - lora.step_seconds == Approx(bytes / (3000e9 * k.bnb_dequant_bandwidth_share)));
+}
+
+TEST_CASE("QLoRA's dequantisation never runs faster than the card's memory bandwidth", "[time][lora][property]") {
+  for (const ModelArch& m : {testing::llama32_3b(), testing::llama31_8b(), testing::llama31_70b()}) {
+    const ParamCounts pc = count_params(m);
+    for (QloraBackend backend : {QloraBackend::bitsandbytes, QloraBackend::fused})
+      for (Checkpointing c : {Checkpointing::none, Checkpointing::full})
+        for (bool dq : {false, true}) {
+          Workload w;
+          w.micro_batch = 1;
+          w.seq_len = 512;
+          w.checkpointing = c;
+          w.double_quant = dq;
+          w.method = Method::lora;
+          const double lora = estimate_step_time(m, pc, w, 1, test_gpu(), Links{}).step_seconds;
+          w.method = Method::qlora;
+          w.qlora_backend = backend;
+          const double qlora = estimate_step_time(m, pc, w, 1, test_gpu(), Links{}).step_seconds;
+          // Each pass must at least read the 4-bit weights and write their bf16 copy once at peak.
+          const double passes = c == Checkpointing::full ? 3 : 2;
+          const double floor = passes * pc.linear_weights * (bytes_per_weight(WeightFormat::nf4, dq) + 2) / 3000e9;
+          CHECK(qlora - lora >= floor * (1 - 1e-12));
+        }
+  }
 }
 
 TEST_CASE("pipeline, context and sequence parallelism divide per-GPU memory", "[memory][parallel]") {
