@@ -31,8 +31,8 @@ struct EstimateFlags {
 };
 
 // Time on the one GPU asked for, over its own links, when no offer in the sheets lists it.
-io::EstimateTime time_only(const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc, const Workload& w,
-                           const RunSettings& run, const Gpu& gpu) {
+io::EstimateTime time_only(const Context& ctx, const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc,
+                           const Workload& w, const RunSettings& run, const Gpu& gpu) {
   // Without an offer the links are the GPU's own, all GPUs in one machine unless --node-shape
   // says how many a machine holds; --nodes splits the job across a network.
   Links links;
@@ -44,7 +44,7 @@ io::EstimateTime time_only(const EstimateFlags& f, const ModelArch& m, const Par
     links.gpus_per_node = std::max(1, w.gpus / f.run.nodes);
   }
   if (is_training(w.method) && network_assumed(w.gpus, links))
-    warn("the job spans " + std::to_string((w.gpus + links.gpus_per_node - 1) / links.gpus_per_node) +
+    ctx.warn("the job spans " + std::to_string((w.gpus + links.gpus_per_node - 1) / links.gpus_per_node) +
          " machines of " + gpu.id + " and no network is known: 10 GbE (1.25 GB/s per machine) assumed, slow; give --network");
   const PreparedJob job = prepare_job(m, pc, w, run.spec, run.spec.grad_accum);
   return {estimate_step_time(m, pc, w, run.spec.grad_accum, gpu, links, job.time), gpu.id, std::nullopt};
@@ -88,7 +88,7 @@ int price_offers(const Context& ctx, const EstimateFlags& f, const ModelArch& m,
     r.cost_notes.push_back(unpriced_reason(set, r.run));
     return 1;  // as compare, plan and serve: nothing can run this job is a "no"
   } else if (gpus.size() == 1 && is_training(w.method)) {
-    r.time = time_only(f, m, pc, w, r.run, *gpus.front());
+    r.time = time_only(ctx, f, m, pc, w, r.run, *gpus.front());
   }
   return 0;
 }

@@ -51,7 +51,7 @@ void add_node_options(CLI::App& cmd, std::string& node_shape, std::string& netwo
   sec.add_option("--network", network, "Network between machines, per machine, e.g. 100Gbps or 10GbE (default: the sheet's; 10 GbE when it has none)");
 }
 
-NodeShape build_node_shape(const std::string& node_shape, const std::string& network) {
+NodeShape build_node_shape(const Catalog& catalog, const std::string& node_shape, const std::string& network) {
   NodeShape s;
   if (!node_shape.empty()) {
     const std::string t = lower(node_shape);
@@ -62,9 +62,9 @@ NodeShape build_node_shape(const std::string& node_shape, const std::string& net
     s.gpus_per_node = static_cast<int>(*n.value);
     if (x != std::string::npos) {
       s.link = link_kind(t.substr(x + 1));
-      const auto gbps = link_kind_gbps(catalog().gpus, s.link);
+      const auto gbps = link_kind_gbps(catalog.gpus, s.link);
       if (!gbps)
-        bad_flag("--node-shape", "unknown link \"" + t.substr(x + 1) + "\"; the catalog's GPUs list " + joined(link_kinds(catalog().gpus)));
+        bad_flag("--node-shape", "unknown link \"" + t.substr(x + 1) + "\"; the catalog's GPUs list " + joined(link_kinds(catalog.gpus)));
       s.link_gbps = *gbps;
     }
   }

@@ -207,7 +207,7 @@ RunSettings build_run_settings(const Context& ctx, const RunFlags& f, const Work
   r.grad_accum = f.grad_accum;
   if (f.nodes < 0 || f.nodes > 4096) bad_flag("--nodes", "expected 1 to 4096");
   if (f.nodes > 0) r.nodes = f.nodes;
-  r.node_shape = build_node_shape(f.node_shape, f.network);
+  r.node_shape = build_node_shape(ctx.catalog(), f.node_shape, f.network);
   if (f.packing != "on" && f.packing != "off") bad_choice("--packing", f.packing, "on, off");
   if (f.packing == "off") {
     if (f.mean_sample_tokens.empty()) bad_flag("--packing", "off needs --mean-sample-tokens to size the padding");
