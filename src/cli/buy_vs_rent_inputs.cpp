@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -115,9 +116,17 @@ bool read_job_log(const std::string& path, const DemandSummary* summary, BuyVsRe
   if (summary) {
     s.log = *summary;
   } else {
-    const std::string text = io::read_file(path);
-    if (!io::looks_like_job_log(text)) return false;
-    const io::JobLog log = io::parse_job_log(text, path);
+    // A job log streams (no whole-file cap); standard input is read once and told apart whole.
+    std::optional<io::JobLog> read;
+    if (path == "-") {
+      const std::string text = io::read_file(path);
+      if (!io::looks_like_job_log(text)) return false;
+      read = io::parse_job_log(text, path);
+    } else {
+      if (!io::file_looks_like_job_log(path)) return false;
+      read = io::load_job_log(path);
+    }
+    const io::JobLog& log = *read;
     s.log = summarise_demand(log.jobs);
     s.jobs = replay_jobs(log.jobs, ReplayMapping{});
   }

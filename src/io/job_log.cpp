@@ -8,6 +8,7 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 
 #include "gpuplan/error.hpp"
@@ -245,15 +246,33 @@ std::optional<Job> csv_row(const Row& r, JobLog& log) {
 
 }  // namespace
 
+namespace {
+
+bool is_job_log_header(const Line& h) {
+  const std::string t = lower(h.text);
+  if (t.find('|') != std::string::npos) return t.find("jobid") != std::string::npos;
+  std::map<std::string, int> names;
+  for (const Cell& c : split(h, ',')) names[lower(c.text)] = 1;
+  return names.count("start") && names.count("end") && names.count("gpus");
+}
+
+}  // namespace
+
 bool looks_like_job_log(const std::string& text) {
   const auto lines = split_lines(text);
   const Line* h = first_line(lines);
-  if (!h) return false;
-  const std::string t = lower(h->text);
-  if (t.find('|') != std::string::npos) return t.find("jobid") != std::string::npos;
-  std::map<std::string, int> names;
-  for (const Cell& c : split(*h, ',')) names[lower(c.text)] = 1;
-  return names.count("start") && names.count("end") && names.count("gpus");
+  return h && is_job_log_header(*h);
+}
+
+bool file_looks_like_job_log(const std::string& path) {
+  if (path == "-") throw std::logic_error("file_looks_like_job_log: standard input can be read only once");
+  LineReader in(path);
+  Line l;
+  while (in.next(l)) {
+    const std::string_view t = trim_blanks(l.text);
+    if (!t.empty() && t.front() != '#') return is_job_log_header(l);
+  }
+  return false;
 }
 
 namespace {

@@ -21,6 +21,9 @@ struct JobLog {
 
 // True when the text's first non-empty line is a job-log header (sacct or a CSV with start,end,gpus).
 bool looks_like_job_log(const std::string& text);
+// The same for a file, reading only up to its first non-empty line (a 300 MB log is not read
+// whole to be told apart from a demand profile). Not for "-": standard input is read once.
+bool file_looks_like_job_log(const std::string& path);
 JobLog parse_job_log(const std::string& text, const std::string& path);
 JobLog load_job_log(const std::string& path);
 

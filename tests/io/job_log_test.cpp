@@ -2,6 +2,10 @@
 // gres/gpu=4 and gres/gpu:a100=4, "CANCELLED by UID", pending jobs) and as a plain CSV.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "gpuplan/demand.hpp"
@@ -74,4 +78,22 @@ TEST_CASE("malformed job rows name the file, line and field", "[demand][io]") {
             .find("more than 20 years") != std::string::npos);
   CHECK(io::looks_like_job_log("start,end,gpus\n"));
   CHECK_FALSE(io::looks_like_job_log("day,gpu_hours\n"));
+}
+
+TEST_CASE("a file is told to be a job log from its first line, as the whole text is", "[demand][job_log]") {
+  for (const char* name : {"jobs.csv", "sacct_jobs.txt"}) {
+    INFO(name);
+    CHECK(io::file_looks_like_job_log(fixture(name)));
+    CHECK(io::file_looks_like_job_log(fixture(name)) == io::looks_like_job_log(io::read_file(fixture(name))));
+  }
+  const auto path = std::filesystem::temp_directory_path() / ("gpuplan_jobhead_" + std::to_string(::getpid()) + ".csv");
+  const auto write = [&](const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  };
+  // Blank and comment lines before the header are skipped alike; a demand profile is not a log.
+  CHECK(io::file_looks_like_job_log(write("\n# exported by hand\nstart,end,gpus\n")));
+  CHECK_FALSE(io::file_looks_like_job_log(write("day,gpu_hours\n2026-03-01,40\n")));
+  CHECK_FALSE(io::file_looks_like_job_log(write("")));
+  std::filesystem::remove(path);
 }
