@@ -33,16 +33,13 @@ struct EstimateFlags {
 // Time on the one GPU asked for, over its own links, when no offer in the sheets lists it.
 io::EstimateTime time_only(const Context& ctx, const EstimateFlags& f, const ModelArch& m, const ParamCounts& pc,
                            const Workload& w, const RunSettings& run, const Gpu& gpu) {
-  // Without an offer the links are the GPU's own, all GPUs in one machine unless --node-shape
-  // says how many a machine holds; --nodes splits the job across a network.
-  Links links;
-  links.gpus_per_node = std::max(1, w.gpus);
-  links.intra_node_gbps = gpu.interconnect_gbps;
-  links = shaped_links(links, run.spec.node_shape, gpu);
-  if (f.run.nodes > 0) {
-    if (w.gpus % f.run.nodes != 0) bad_flag("--nodes", "must divide --gpus");
-    links.gpus_per_node = std::max(1, w.gpus / f.run.nodes);
-  }
+  // Without an offer the GPUs sit in one machine on the GPU's own link, as an offer of that many
+  // would, placed by the engine's job_links: --node-shape restates the machine, --nodes spreads
+  // the job across a network.
+  if (f.run.nodes > 0 && w.gpus % f.run.nodes != 0) bad_flag("--nodes", "must divide --gpus");
+  Offer box;
+  box.gpus = std::max(1, w.gpus);
+  const Links links = job_links(w, box, gpu, run.spec);
   if (is_training(w.method) && network_assumed(w.gpus, links))
     ctx.warn("the job spans " + std::to_string((w.gpus + links.gpus_per_node - 1) / links.gpus_per_node) +
          " machines of " + gpu.id + " and no network is known: 10 GbE (1.25 GB/s per machine) assumed, slow; give --network");
