@@ -57,9 +57,15 @@ std::vector<Cell> split(const Line& l, char sep) {
   return out;
 }
 
+// Neither blank nor a # comment: where a log's header or a record can be.
+bool is_content_line(const Line& l) {
+  const auto t = trim_blanks(l.text);
+  return !t.empty() && t.front() != '#';
+}
+
 const Line* first_line(const std::vector<Line>& lines) {
   for (const Line& l : lines)
-    if (!trim_blanks(l.text).empty() && trim_blanks(l.text).front() != '#') return &l;
+    if (is_content_line(l)) return &l;
   return nullptr;
 }
 
@@ -268,10 +274,8 @@ bool file_looks_like_job_log(const std::string& path) {
   if (path == "-") throw std::logic_error("file_looks_like_job_log: standard input can be read only once");
   LineReader in(path);
   Line l;
-  while (in.next(l)) {
-    const std::string_view t = trim_blanks(l.text);
-    if (!t.empty() && t.front() != '#') return is_job_log_header(l);
-  }
+  while (in.next(l))
+    if (is_content_line(l)) return is_job_log_header(l);
   return false;
 }
 
@@ -302,7 +306,7 @@ JobLog parse_lines(NextLine&& next, const std::string& path, std::size_t file_by
   Line head_line;
   bool found = false;
   while (!found && next(l))
-    if (!trim_blanks(l.text).empty() && trim_blanks(l.text).front() != '#') {
+    if (is_content_line(l)) {
       head_text.assign(l.text);
       head_line = Line{l.number, head_text};
       found = true;
@@ -323,7 +327,7 @@ JobLog parse_lines(NextLine&& next, const std::string& path, std::size_t file_by
   std::vector<Cell> cells;
   bool reserved = false;
   while (next(l)) {
-    if (trim_blanks(l.text).empty() || trim_blanks(l.text).front() == '#') continue;
+    if (!is_content_line(l)) continue;
     if (!reserved) {
       // Room for the jobs a file of this size holds at the first line's length: growing by
       // doubling moved every job again and again (a fifth of reading a million-job log). Room
