@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "gpuplan/plan.hpp"
-#include "io/files.hpp"
-#include "io/shipped_data.hpp"
-#include "io/skypilot_csv.hpp"
+#include "io/catalogs/shipped_data.hpp"
+#include "io/catalogs/skypilot_csv.hpp"
+#include "io/text/files.hpp"
 
 using namespace gpuplan;
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cli/shipped_bands.hpp"
-#include "io/files.hpp"
+#include "io/text/files.hpp"
 
 namespace {
 

@@ -1,14 +1,14 @@
 // Build step: validate data/ with the same loader users get, and compile it into the binary
-// as a flat image (io/catalog_blob.hpp) that a run decodes without parsing. A broken data file
+// as a flat image (io/catalogs/catalog_blob.hpp) that a run decodes without parsing. A broken data file
 // fails the build with file:line messages.
 #include <cstdio>
 #include <exception>
 #include <string>
 
-#include "io/catalog_blob.hpp"
-#include "io/catalog_json.hpp"
-#include "io/files.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/catalog_blob.hpp"
+#include "io/catalogs/catalog_json.hpp"
+#include "io/catalogs/shipped_data.hpp"
+#include "io/text/files.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -28,16 +28,16 @@ ALLOWED = {
         "a scratch parser, reset before each use: no value passes from one call to the next",
     ("cli/run_inputs.cpp", "thread_local RecordParser p"):
         "a scratch parser, reset before each use: no value passes from one call to the next",
-    ("io/files.cpp", "static std::set<std::pair<dev_t, ino_t>> files"):
+    ("io/text/files.cpp", "static std::set<std::pair<dev_t, ino_t>> files"):
         "the files this process has read (run() resets it): an output may not overwrite an input, whatever path names it",
-    ("io/files.cpp", "std::mutex inputs_mutex"): "guards the set above",
-    ("io/files.cpp", "bool tracking = false"): "whether the set above is being filled (run() turns it on)",
-    ("io/files.cpp", "static bool used = false"):
+    ("io/text/files.cpp", "std::mutex inputs_mutex"): "guards the set above",
+    ("io/text/files.cpp", "bool tracking = false"): "whether the set above is being filled (run() turns it on)",
+    ("io/text/files.cpp", "static bool used = false"):
         "standard input is a process resource: it can be read once per process, whichever invocation reads it",
-    ("io/format.cpp", "static DigitGrouping g"):
+    ("io/render/format.cpp", "static DigitGrouping g"):
         "--grouping is display-only and read by every money formatter; it moves into the typed reports of issue #35 item 3",
-    ("io/http_fetch.cpp", "static std::string why"): "why libcurl did not load: dlopen is per process",
-    ("io/http_fetch.cpp", "static void* lib"): "the libcurl handle: a loaded library belongs to the process",
+    ("io/fetch/http_fetch.cpp", "static std::string why"): "why libcurl did not load: dlopen is per process",
+    ("io/fetch/http_fetch.cpp", "static void* lib"): "the libcurl handle: a loaded library belongs to the process",
     ("store/libpq_loader.cpp", "static std::string why"): "why libpq did not load: dlopen is per process",
     ("store/libpq_loader.cpp", "static void* handle"): "the libpq handle: a loaded library belongs to the process",
 }

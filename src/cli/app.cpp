@@ -15,7 +15,7 @@
 #include "cli/common.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/name_match.hpp"
-#include "io/files.hpp"
+#include "io/text/files.hpp"
 
 namespace {
 
@@ -123,7 +123,7 @@ namespace gpuplan::cli {
 
 int run(int argc, char** argv) {
   io::track_inputs(false);  // forget the last run's inputs, then note this run's: no output
-  io::track_inputs(true);   // file may replace one of them (io/files.hpp)
+  io::track_inputs(true);   // file may replace one of them (io/text/files.hpp)
   // The App and the Context (the catalogs it loaded) are kept after the command, not destroyed:
   // freeing estimate's ~90 options costs a tenth of its run, and the OS takes the memory back at
   // exit at no cost. Each run frees the one before (tests and the CLI fuzz target call run() many

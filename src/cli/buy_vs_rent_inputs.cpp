@@ -17,9 +17,9 @@
 #include "gpuplan/tco_defaults.hpp"
 #include "gpuplan/tco_purchase.hpp"
 #include "gpuplan/units.hpp"
-#include "io/job_log.hpp"
-#include "io/files.hpp"
-#include "io/tco_render.hpp"
+#include "io/render/tco_render.hpp"
+#include "io/text/files.hpp"
+#include "io/usage/job_log.hpp"
 
 namespace gpuplan::cli {
 namespace td = tco_defaults;

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "io/demand_file.hpp"
+#include "io/usage/demand_file.hpp"
 #include "cli/ownership_flags.hpp"
 #include "cli/run_flags.hpp"
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/tco.hpp"
 #include "gpuplan/tco_jobs.hpp"
-#include "io/purchase_report.hpp"
+#include "io/render/purchase_report.hpp"
 
 namespace gpuplan::cli {
 

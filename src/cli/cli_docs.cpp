@@ -9,7 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "io/files.hpp"
+#include "io/text/files.hpp"
 
 #include <nlohmann/json.hpp>
 

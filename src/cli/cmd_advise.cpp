@@ -1,7 +1,7 @@
 // gpuplan advise: seed 001's eight questions answered from flags, an answers YAML file, a job
 // log (--demand: the measurable ones) or a prompt on a terminal; the pattern, the placement
 // per workload class, buy-vs-rent's numbers behind it and what would change the answer. The
-// decision is advise() (src/core/advise.cpp) over analyse_tco; rendering src/io/advise_render.cpp.
+// decision is advise() (src/core/advise.cpp) over analyse_tco; rendering src/io/render/advise_render.cpp.
 #include <unistd.h>
 
 #include <cctype>
@@ -16,10 +16,10 @@
 #include "gpuplan/advise.hpp"
 #include "gpuplan/tco_analysis.hpp"
 #include "gpuplan/tco_defaults.hpp"
-#include "io/advice_answers.hpp"
-#include "io/advise_render.hpp"
-#include "io/job_log.hpp"
-#include "io/purchase_report.hpp"
+#include "io/render/advise_render.hpp"
+#include "io/render/purchase_report.hpp"
+#include "io/usage/advice_answers.hpp"
+#include "io/usage/job_log.hpp"
 
 namespace gpuplan::cli {
 namespace {

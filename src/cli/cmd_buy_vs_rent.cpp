@@ -1,7 +1,7 @@
 // gpuplan buy-vs-rent: the total cost of owning GPUs against renting the same work, with the
 // break-even, payback, the hybrid curve (own a baseline, burst to the cloud), reserved
 // commitments, sensitivity with flip points, and cumulative cost over the horizon. The decisions
-// are analyse_tco (src/core/tco_analysis.cpp); rendering is src/io/tco_render.cpp.
+// are analyse_tco (src/core/tco_analysis.cpp); rendering is src/io/render/tco_render.cpp.
 #include <algorithm>
 #include <memory>
 
@@ -10,7 +10,7 @@
 #include "cli/common.hpp"
 #include "gpuplan/tco_analysis.hpp"
 #include "gpuplan/tco_defaults.hpp"
-#include "io/tco_render.hpp"
+#include "io/render/tco_render.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -8,9 +8,9 @@
 #include "cli/run_inputs.hpp"
 #include "cli/uncertainty.hpp"
 #include "gpuplan/calibrate.hpp"
-#include "io/files.hpp"
-#include "io/profile_yaml.hpp"
-#include "io/run_records.hpp"
+#include "io/catalogs/profile_yaml.hpp"
+#include "io/text/files.hpp"
+#include "io/usage/run_records.hpp"
 
 namespace gpuplan::cli {
 namespace {

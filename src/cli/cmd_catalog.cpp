@@ -4,10 +4,10 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "gpuplan/error.hpp"
-#include "io/files.hpp"
-#include "io/shipped_data.hpp"
-#include "io/skypilot_csv.hpp"
-#include "io/yaml_catalog.hpp"
+#include "io/catalogs/shipped_data.hpp"
+#include "io/catalogs/skypilot_csv.hpp"
+#include "io/catalogs/yaml_catalog.hpp"
+#include "io/text/files.hpp"
 
 namespace gpuplan::cli {
 

@@ -17,8 +17,8 @@
 #include "cli/project_config.hpp"
 #include "gpuplan/plural.hpp"
 #include "gpuplan/units.hpp"
-#include "io/budget_yaml.hpp"
-#include "io/check_report.hpp"
+#include "io/render/check_report.hpp"
+#include "io/usage/budget_yaml.hpp"
 #include "cli/ledger_source.hpp"
 
 namespace gpuplan::cli {

@@ -10,8 +10,8 @@
 #include "cli/owned_offer.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
-#include "io/compare_report.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/shipped_data.hpp"
+#include "io/render/compare_report.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -1,7 +1,7 @@
 // gpuplan demand: measure demand from a scheduler's job history (Slurm sacct --parsable2 or a
 // CSV of jobs): GPU-hours per week, GPUs busy over time, baseline, peak, variability, queue
 // time, failures and retries, by team, user and partition. The math is summarise_demand
-// (src/core/demand.cpp); reading src/io/job_log.cpp; rendering src/io/demand_render.cpp.
+// (src/core/demand.cpp); reading src/io/usage/job_log.cpp; rendering src/io/render/demand_render.cpp.
 #include <cmath>
 #include <memory>
 
@@ -9,8 +9,8 @@
 #include "cli/common.hpp"
 #include "gpuplan/demand.hpp"
 #include "gpuplan/units.hpp"
-#include "io/demand_render.hpp"
-#include "io/job_log.hpp"
+#include "io/render/demand_render.hpp"
+#include "io/usage/job_log.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include "gpuplan/memory_advice.hpp"
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
-#include "io/estimate_report.hpp"
+#include "io/render/estimate_report.hpp"
 
 namespace gpuplan::cli {
 namespace {

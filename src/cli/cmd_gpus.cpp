@@ -5,7 +5,7 @@
 #include "cli/format_values.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/units.hpp"
-#include "io/catalog_json.hpp"
+#include "io/catalogs/catalog_json.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -15,8 +15,8 @@
 #include "gpuplan/units.hpp"
 #include "cli/ledger_source.hpp"
 #include "cli/outcome_flags.hpp"
-#include "io/ledger.hpp"
-#include "io/ledger_record_check.hpp"
+#include "io/usage/ledger.hpp"
+#include "io/usage/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::cli {

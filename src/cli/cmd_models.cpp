@@ -5,7 +5,7 @@
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
 #include "gpuplan/units.hpp"
-#include "io/catalog_json.hpp"
+#include "io/catalogs/catalog_json.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -19,7 +19,7 @@
 #include "gpuplan/engine_support.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
-#include "io/plan_report.hpp"
+#include "io/render/plan_report.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "io/price_update.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/shipped_data.hpp"
+#include "io/fetch/price_update.hpp"
 
 namespace gpuplan::cli {
 namespace {

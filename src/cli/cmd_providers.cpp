@@ -4,7 +4,7 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "gpuplan/error.hpp"
-#include "io/catalog_json.hpp"
+#include "io/catalogs/catalog_json.hpp"
 
 namespace gpuplan::cli {
 

@@ -14,9 +14,9 @@
 #include "cli/format_values.hpp"
 #include "gpuplan/fleet_replay.hpp"
 #include "gpuplan/units.hpp"
-#include "io/job_log.hpp"
-#include "io/purchase_report.hpp"
-#include "io/replay_render.hpp"
+#include "io/render/purchase_report.hpp"
+#include "io/render/replay_render.hpp"
+#include "io/usage/job_log.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -13,10 +13,10 @@
 #include "cli/project_config.hpp"
 #include "gpuplan/spend.hpp"
 #include "gpuplan/units.hpp"
-#include "io/budget_yaml.hpp"
-#include "io/experiments_render.hpp"
-#include "io/files.hpp"
-#include "io/spend_render.hpp"
+#include "io/render/experiments_render.hpp"
+#include "io/render/spend_render.hpp"
+#include "io/text/files.hpp"
+#include "io/usage/budget_yaml.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -2,7 +2,7 @@
 // an optional CPU box from flags): the replicas a traffic level needs at the latency target,
 // their utilisation, tokens/s per GPU, and the cost per million output tokens and per request,
 // idle capacity included. --route prices a traffic split across models. The search is
-// search_serving (src/core/serving_offers.cpp); rendering is src/io/serve_render.cpp.
+// search_serving (src/core/serving_offers.cpp); rendering is src/io/render/serve_render.cpp.
 #include <algorithm>
 #include <memory>
 
@@ -14,7 +14,7 @@
 #include "cli/serve_inputs.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/serving.hpp"
-#include "io/serve_render.hpp"
+#include "io/render/serve_render.hpp"
 
 namespace gpuplan::cli {
 namespace {

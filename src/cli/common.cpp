@@ -1,8 +1,8 @@
 #include "cli/common.hpp"
 
-#include "io/files.hpp"
-#include "io/format.hpp"
-#include "io/ledger.hpp"
+#include "io/render/format.hpp"
+#include "io/text/files.hpp"
+#include "io/usage/ledger.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
-#include "io/price_cache.hpp"
-#include "io/profile_yaml.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/price_cache.hpp"
+#include "io/catalogs/profile_yaml.hpp"
+#include "io/catalogs/shipped_data.hpp"
 
 namespace gpuplan::cli {
 

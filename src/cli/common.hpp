@@ -13,7 +13,7 @@
 #include "gpuplan/budget.hpp"
 #include "gpuplan/calibrate.hpp"
 #include "gpuplan/catalog.hpp"
-#include "io/render.hpp"
+#include "io/render/render.hpp"
 
 namespace gpuplan::cli {
 

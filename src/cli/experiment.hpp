@@ -12,7 +12,7 @@
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/budget.hpp"
-#include "io/flat_yaml.hpp"
+#include "io/text/flat_yaml.hpp"
 
 namespace gpuplan::cli {
 

@@ -1,6 +1,6 @@
 #pragma once
-// The commands' spellings of numbers: see io/format.hpp (one place for every renderer).
-#include "io/format.hpp"
+// The commands' spellings of numbers: see io/render/format.hpp (one place for every renderer).
+#include "io/render/format.hpp"
 
 namespace gpuplan::cli {
 using io::num;

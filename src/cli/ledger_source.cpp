@@ -5,9 +5,9 @@
 
 #include "cli/common.hpp"
 #include "gpuplan/units.hpp"
-#include "io/budget_yaml.hpp"
-#include "io/files.hpp"
-#include "io/ledger.hpp"
+#include "io/text/files.hpp"
+#include "io/usage/budget_yaml.hpp"
+#include "io/usage/ledger.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::cli {

@@ -6,7 +6,7 @@
 #include "cli/common.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/units.hpp"
-#include "io/hf_config.hpp"
+#include "io/model_files/hf_config.hpp"
 
 namespace gpuplan::cli {
 

@@ -6,7 +6,7 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "gpuplan/units.hpp"
-#include "io/tco_render.hpp"
+#include "io/render/tco_render.hpp"
 
 namespace gpuplan::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include "gpuplan/tco_defaults.hpp"
 #include "gpuplan/tco_purchase.hpp"
 #include "gpuplan/units.hpp"
-#include "io/tco_render.hpp"
+#include "io/render/tco_render.hpp"
 
 namespace gpuplan::cli {
 namespace td = tco_defaults;

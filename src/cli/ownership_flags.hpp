@@ -13,7 +13,7 @@
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/tco.hpp"
-#include "io/purchase_report.hpp"
+#include "io/render/purchase_report.hpp"
 
 namespace gpuplan::cli {
 

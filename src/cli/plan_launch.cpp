@@ -8,8 +8,8 @@
 
 #include "cli/workload_flags.hpp"
 #include "gpuplan/evaluate.hpp"
-#include "io/emit.hpp"
-#include "io/files.hpp"
+#include "io/emit/emit.hpp"
+#include "io/text/files.hpp"
 
 namespace gpuplan::cli {
 

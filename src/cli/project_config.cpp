@@ -5,8 +5,8 @@
 
 #include "cli/common.hpp"
 #include "gpuplan/name_match.hpp"
-#include "io/files.hpp"
-#include "io/flat_yaml.hpp"
+#include "io/text/files.hpp"
+#include "io/text/flat_yaml.hpp"
 
 namespace gpuplan::cli {
 namespace {

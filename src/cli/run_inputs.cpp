@@ -7,8 +7,8 @@
 
 #include "cli/common.hpp"
 #include "cli/workload_flags.hpp"
-#include "io/hf_config.hpp"
-#include "io/measured_data.hpp"
+#include "io/model_files/hf_config.hpp"
+#include "io/usage/measured_data.hpp"
 
 namespace gpuplan::cli {
 

@@ -6,7 +6,7 @@
 
 #include "cli/common.hpp"
 #include "gpuplan/calibrate.hpp"
-#include "io/run_records.hpp"
+#include "io/usage/run_records.hpp"
 
 namespace gpuplan::cli {
 

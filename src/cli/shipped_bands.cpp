@@ -4,8 +4,8 @@
 
 #include "cli/common.hpp"
 #include "cli/run_inputs.hpp"
-#include "io/catalog_json.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/catalog_json.hpp"
+#include "io/catalogs/shipped_data.hpp"
 
 namespace gpuplan::cli {
 

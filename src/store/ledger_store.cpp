@@ -7,7 +7,7 @@
 #include <random>
 
 #include "gpuplan/units.hpp"
-#include "io/ledger.hpp"
+#include "io/usage/ledger.hpp"
 
 namespace gpuplan::store {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gpuplan/error.hpp"
-#include "io/ledger_record_check.hpp"
+#include "io/usage/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::store {

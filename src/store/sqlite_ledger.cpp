@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "gpuplan/error.hpp"
-#include "io/files.hpp"
-#include "io/ledger_record_check.hpp"
+#include "io/text/files.hpp"
+#include "io/usage/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
 
 namespace gpuplan::store {

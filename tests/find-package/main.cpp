@@ -1,8 +1,8 @@
 #include <cstdio>
 
 #include "gpuplan/memory.hpp"
-#include "io/emit.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/shipped_data.hpp"
+#include "io/emit/emit.hpp"
 
 // Uses each exported library through its installed headers: core (parameter count), data
 // (the embedded catalogs) and io (an emitter).

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "gpuplan/error.hpp"
-#include "io/budget_yaml.hpp"
-#include "io/ledger.hpp"
+#include "io/usage/budget_yaml.hpp"
+#include "io/usage/ledger.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "io/catalog_blob.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/catalog_blob.hpp"
+#include "io/catalogs/shipped_data.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

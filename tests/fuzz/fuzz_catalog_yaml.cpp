@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "io/yaml_catalog.hpp"
+#include "io/catalogs/yaml_catalog.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gpuplan/error.hpp"
-#include "io/ledger.hpp"
+#include "io/usage/ledger.hpp"
 #include "store/ledger_store.hpp"
 
 namespace {

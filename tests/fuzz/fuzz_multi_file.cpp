@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "gpuplan/error.hpp"
-#include "io/hf_config.hpp"
-#include "io/yaml_catalog.hpp"
+#include "io/catalogs/yaml_catalog.hpp"
+#include "io/model_files/hf_config.hpp"
 
 namespace {
 

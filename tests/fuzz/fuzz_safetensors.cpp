@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gpuplan/error.hpp"
-#include "io/hf_config.hpp"
+#include "io/model_files/hf_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/skypilot_csv.hpp"
+#include "io/catalogs/skypilot_csv.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "cli/run_inputs.hpp"
 #include "core/test_models.hpp"
 #include "gpuplan/calibrate.hpp"
-#include "io/profile_yaml.hpp"
+#include "io/catalogs/profile_yaml.hpp"
 #include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;

@@ -6,7 +6,7 @@
 #include <vector>
 #include <yaml-cpp/yaml.h>
 
-#include "io/emit.hpp"
+#include "io/emit/emit.hpp"
 
 using namespace gpuplan;
 

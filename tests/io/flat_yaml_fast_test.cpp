@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/flat_yaml.hpp"
+#include "io/text/flat_yaml.hpp"
 
 using namespace gpuplan;
 

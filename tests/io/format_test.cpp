@@ -2,7 +2,7 @@
 // --grouping overriding both; sign and rounding as a reader expects.
 #include <catch2/catch.hpp>
 
-#include "io/format.hpp"
+#include "io/render/format.hpp"
 
 using namespace gpuplan::io;
 

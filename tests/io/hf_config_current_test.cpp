@@ -9,7 +9,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
-#include "io/hf_config.hpp"
+#include "io/model_files/hf_config.hpp"
 #include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;

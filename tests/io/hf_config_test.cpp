@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/error.hpp"
-#include "io/hf_config.hpp"
+#include "io/model_files/hf_config.hpp"
 
 using namespace gpuplan;
 

@@ -12,10 +12,10 @@
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/name_match.hpp"
-#include "io/hf_config.hpp"
-#include "io/input_text.hpp"
+#include "io/catalogs/yaml_catalog.hpp"
+#include "io/model_files/hf_config.hpp"
 #include "io/shipped_catalog.hpp"
-#include "io/yaml_catalog.hpp"
+#include "io/text/input_text.hpp"
 
 using namespace gpuplan;
 

@@ -10,8 +10,8 @@
 
 #include "gpuplan/demand.hpp"
 #include "gpuplan/error.hpp"
-#include "io/files.hpp"
-#include "io/job_log.hpp"
+#include "io/text/files.hpp"
+#include "io/usage/job_log.hpp"
 
 using namespace gpuplan;
 

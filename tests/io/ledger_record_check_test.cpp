@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "io/ledger.hpp"
-#include "io/ledger_record_check.hpp"
+#include "io/usage/ledger.hpp"
+#include "io/usage/ledger_record_check.hpp"
 
 using namespace gpuplan;
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/price_cache.hpp"
-#include "io/shipped_data.hpp"
+#include "io/catalogs/price_cache.hpp"
+#include "io/catalogs/shipped_data.hpp"
 
 namespace fs = std::filesystem;
 using namespace gpuplan;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "io/check_report.hpp"
-#include "io/render.hpp"
+#include "io/render/check_report.hpp"
+#include "io/render/render.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "io/run_records.hpp"
+#include "io/usage/run_records.hpp"
 
 using namespace gpuplan;
 

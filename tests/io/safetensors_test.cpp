@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
-#include "io/hf_config.hpp"
+#include "io/model_files/hf_config.hpp"
 
 using namespace gpuplan;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/shipped_data.hpp"
+#include "io/catalogs/shipped_data.hpp"
 
 namespace gpuplan::testing {
 

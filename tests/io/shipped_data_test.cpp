@@ -12,10 +12,10 @@
 #include <set>
 
 #include "gpuplan/name_match.hpp"
-#include "io/catalog_blob.hpp"
-#include "io/catalog_json.hpp"
-#include "io/files.hpp"
+#include "io/catalogs/catalog_blob.hpp"
+#include "io/catalogs/catalog_json.hpp"
 #include "io/shipped_catalog.hpp"
+#include "io/text/files.hpp"
 
 using namespace gpuplan;
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <fstream>
 
-#include "io/files.hpp"
-#include "io/shipped_data.hpp"
-#include "io/skypilot_csv.hpp"
+#include "io/catalogs/shipped_data.hpp"
+#include "io/catalogs/skypilot_csv.hpp"
+#include "io/text/files.hpp"
 
 using namespace gpuplan;
 using gpuplan::io::parse_skypilot_csv;

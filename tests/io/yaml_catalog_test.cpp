@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "io/yaml_catalog.hpp"
+#include "io/catalogs/yaml_catalog.hpp"
 
 using namespace gpuplan;
 using gpuplan::io::parse_catalog_yaml;

@@ -1,0 +1,106 @@
+#include "io/render/advise_render.hpp"
+
+#include <fmt/format.h>
+
+#include "gpuplan/units.hpp"
+#include "io/render/tco_render.hpp"
+
+namespace gpuplan::io {
+namespace {
+
+using nlohmann::json;
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json tco_numbers(const TcoAnalysis& t) {
+  return {{"verdict", to_string(t.decision.verdict)},
+          {"owned_gpus", t.decision.owned_gpus},
+          {"rent_per_month", t.rent.total},
+          {"own_fleet_per_month", t.buy.total},
+          {"chosen_per_month", t.choice.total},
+          {"spot_per_month", t.spot ? json(t.spot->total) : json(nullptr)},
+          {"break_even_gpu_hours_per_month", opt(t.break_even_gpu_hours)},
+          {"payback_months", opt(t.payback_months)},
+          {"uncertainty_rule_applied", t.decision.rule_applied}};
+}
+
+Table numbers_table(const Advice& a, const AdviseContext& c) {
+  Table t;
+  t.title = "The buy-vs-rent numbers behind it (" + c.gpu + ", per month)";
+  t.columns = {"figure", "value"};
+  auto m = [&](double v) { return money_text(v, c.currency, 0); };
+  const TcoAnalysis& x = *c.training;
+  t.rows.push_back({"training: buy-vs-rent verdict", std::string(to_string(x.decision.verdict)) + " (" + std::to_string(x.decision.owned_gpus) + " owned)"});
+  t.rows.push_back({"training: rent everything", m(x.rent.total)});
+  t.rows.push_back({"training: own the fleet (" + std::to_string(x.buy.owned_gpus) + " GPUs)", m(x.buy.total)});
+  t.rows.push_back({"training: the verdict's option", m(x.choice.total)});
+  if (x.spot) t.rows.push_back({"training: rent everything on spot", m(x.spot->total)});
+  if (x.break_even_gpu_hours) t.rows.push_back({"break-even (steady GPU-hours a week)", num(per_month_to_per_week(*x.break_even_gpu_hours), 0)});
+  if (x.payback_months) t.rows.push_back({"payback", num(*x.payback_months, 1) + " months"});
+  t.rows.push_back({"6. cost of idle hardware: one owned GPU idle", m(a.idle_gpu_per_month)});
+  if (c.serving) {
+    t.rows.push_back({"serving: buy-vs-rent verdict", std::string(to_string(c.serving->decision.verdict))});
+    t.rows.push_back({"serving: rent / own", m(c.serving->rent.total) + " / " + m(c.serving->buy.total)});
+  }
+  return t;
+}
+
+Table list_table(const std::string& title, const std::string& column, const std::vector<std::string>& lines) {
+  Table t;
+  t.title = title;
+  t.columns = {column};
+  for (const auto& l : lines) t.rows.push_back({l});
+  return t;
+}
+
+}  // namespace
+
+Table advise_split_table(const Advice& a) {
+  Table t;
+  t.title = "Split per workload class";
+  t.columns = {"workload", "GPU-h/week", "run on", "why"};
+  t.align = {Align::left, Align::right, Align::left, Align::left};
+  t.csv_columns = {"workload", "gpu_hours_per_week", "run_on", "why"};
+  for (const auto& w : a.split) {
+    t.rows.push_back({w.workload, num(w.gpu_hours_per_week, 0), w.where, w.why});
+    t.csv_rows.push_back({w.workload, num(w.gpu_hours_per_week, 2), w.where, w.why});
+  }
+  return t;
+}
+
+json advise_json(const Advice& a, const AdviseContext& c) {
+  json split = json::array(), answers = json::array();
+  for (const auto& w : a.split)
+    split.push_back({{"workload", w.workload}, {"gpu_hours_per_week", w.gpu_hours_per_week}, {"run_on", w.where}, {"why", w.why}});
+  for (const auto& r : c.answers) answers.push_back({{"key", r.key}, {"question", r.question}, {"answer", r.answer}, {"source", r.source}});
+  json out = {{"pattern", to_string(a.pattern)},
+              {"gpu", c.gpu},
+              {"currency", c.currency},
+              {"reasons", a.reasons},
+              {"split", split},
+              {"would_change", a.would_change},
+              {"answers", answers},
+              {"idle_gpu_per_month", a.idle_gpu_per_month},
+              {"rules", {{"uncertainty_30_50", a.uncertainty_rule}, {"checkpoint_before_spot", a.checkpoint_rule}}},
+              {"training", tco_numbers(*c.training)}};
+  out["serving"] = c.serving ? tco_numbers(*c.serving) : json(nullptr);
+  return out;
+}
+
+std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c) {
+  std::vector<Table> out;
+  out.push_back(list_table(std::string("Pattern: ") + to_string(a.pattern), "why", a.reasons));
+  out.push_back(advise_split_table(a));
+  out.push_back(numbers_table(a, c));
+  Table ans;
+  ans.title = "Answers";
+  ans.columns = {"question", "answer", "from"};
+  ans.cuttable = {0};  // questions lead with their number; --wide prints them whole
+  ans.min_cut = 40;   // ... and stay readable: the trailing "from" column wraps instead
+  for (const auto& r : c.answers) ans.rows.push_back({r.question, r.answer, r.source});
+  out.push_back(ans);
+  if (!a.would_change.empty()) out.push_back(list_table("What would change the answer", "if", a.would_change));
+  return out;
+}
+
+}  // namespace gpuplan::io

@@ -1,0 +1,38 @@
+#pragma once
+// buy-vs-rent's report rendered from the core's TcoAnalysis: the reasons in words, the JSON
+// document (key names are the documented schema, docs/json.md) and the tables.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/tco_analysis.hpp"
+#include "io/render/format.hpp"  // money_text
+#include "io/render/render.hpp"
+
+namespace gpuplan::io {
+
+// What the report says about its inputs besides the numbers.
+struct TcoContext {
+  std::string gpu, rented_gpu, currency;
+  double hours_per_month = 0;          // expected demand
+  std::string demand_source;           // "gpu_hours_per_month" | "utilization" | "file"
+  int profile_periods = 0;             // 0: no profile file
+  std::string profile_period;          // "day" | "week"
+  std::vector<std::string> defaults;   // the defaults used, in words
+  bool rented_equivalent = false;      // renting a different GPU than the one owned
+  double swing = 0.2;                  // sensitivity
+  int jobs = 0;                        // > 0: decided by replaying this many jobs of a log (tco_jobs.hpp)
+  double peak_gpus = -1;               // the log's most GPUs busy at once; < 0: the demand periods' peak
+};
+
+
+std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c);
+nlohmann::json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons);
+// The verdict with its reasons, monthly options, hybrid curve, reserved terms, sensitivity and
+// the cumulative chart; tables with no rows are left out.
+std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons);
+// The cumulative series month by month, for CSV.
+Table tco_series_table(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c);
+
+}  // namespace gpuplan::io
