@@ -52,6 +52,7 @@ struct SourcedValue {
 // The buyer-country figures buy-vs-rent starts from when a flag is not given.
 struct CountryBuyDefaults {
   std::string country;             // ISO code the figures are for ("US", "IN")
+  std::string currency = "USD";    // what the buyer is shown unless --currency says otherwise (IN: INR)
   SourcedValue power_price_per_kwh;
   std::string power_note;          // what the tariff leaves out
   std::optional<SourcedValue> hardware_gst;   // GST/IGST on hardware; none for the US list prices

@@ -13,6 +13,7 @@
 #include "cli/ownership_flags.hpp"
 #include "cli/format_values.hpp"
 #include "cli/model_source.hpp"
+#include "gpuplan/rent_choice.hpp"
 #include "gpuplan/tco_analysis.hpp"
 #include "gpuplan/tco_defaults.hpp"
 #include "gpuplan/tco_purchase.hpp"
@@ -27,7 +28,6 @@ namespace {
 
 constexpr int kMaxFleet = 1024;
 
-
 double uncertainty_flag(std::string text) {
   for (const char* prefix : {"\xC2\xB1", "+/-", "+-"}) {
     const std::string p = prefix;
@@ -37,42 +37,6 @@ double uncertainty_flag(std::string text) {
     }
   }
   return fraction_flag("--uncertainty", text, 0.0, 1.0, "±40%");
-}
-
-double bf16_or_best(const Gpu& g) {
-  for (PeakPrecision p : {PeakPrecision::bf16, PeakPrecision::fp16, PeakPrecision::fp32})
-    if (g.tflops(p) > 0) return g.tflops(p);
-  return 0;
-}
-
-// Of `all`, the offers that are the cheapest per GPU-hour for some width 1..fleet (whole
-// instances, tax and currency included): the only ones a period could rent on.
-std::vector<RentOffer> cheapest_shapes(const std::vector<RentOffer>& all, Pricing pricing, int fleet, const RunInputs& bill) {
-  std::vector<bool> keep(all.size(), false);
-  auto widths = [&] {
-    std::vector<int> w;
-    for (int i = 1; i <= std::min(fleet, 64); ++i) w.push_back(i);
-    if (fleet > 64) w.push_back(fleet);
-    return w;
-  }();
-  for (int w : widths) {
-    int best = -1;
-    double best_cost = 0;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      const Offer& o = *all[i].offer;
-      const auto price = o.price(pricing);
-      if (!price) continue;
-      const int per = std::max(1, o.gpus);
-      const TaxTerms tax = tax_terms(*all[i].provider, bill);  // the rule price_run bills by
-      const double cost = ((w + per - 1) / per) * per * *price * tax.pre_tax * (1 + tax.rate) * all[i].currency_rate;
-      if (best < 0 || cost < best_cost) best = static_cast<int>(i), best_cost = cost;
-    }
-    if (best >= 0) keep[static_cast<std::size_t>(best)] = true;
-  }
-  std::vector<RentOffer> out;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (keep[i]) out.push_back(all[i]);
-  return out;
 }
 
 }  // namespace
@@ -141,18 +105,20 @@ bool read_job_log(const std::string& path, const DemandSummary* summary, BuyVsRe
 
 // The demand flags (or the profile file), the fleet width and the uncertainty.
 void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
-  const int demand_flags = !f.gpu_hours.empty() + !f.gpu_hours_week.empty() + !f.utilisation.empty() + !f.demand.empty();
+  const int demand_flags = !f.gpu_hours.empty() + !f.gpu_hours_week.empty() + !f.utilisation.empty() + !f.demand.empty() +
+                           f.known.gpu_hours_per_week.has_value() + f.known.utilization.has_value();
   if (demand_flags == 0)
     bad_flag("--gpu-hours-per-month", "give the demand: --gpu-hours-per-month H (or --gpu-hours-per-week), --utilization P% (of --count GPUs) or --demand FILE");
   if (demand_flags > 1) bad_flag("--gpu-hours-per-month", "give one of --gpu-hours-per-month, --gpu-hours-per-week, --utilization or --demand");
-  s.count_given = !f.count.empty();
-  int count = 0;
-  if (s.count_given) {
+  s.count_given = !f.count.empty() || f.known.count;
+  int count = f.known.count.value_or(0);
+  if (!f.count.empty()) {
     auto c = parse_int(f.count, 1, kMaxFleet);
     if (!c) bad_flag("--count", c.error);
     count = static_cast<int>(*c.value);
   }
   if (!f.uncertainty.empty()) s.in.uncertainty = uncertainty_flag(f.uncertainty);
+  if (f.known.uncertainty) s.in.uncertainty = *f.known.uncertainty;
   const double u = s.in.uncertainty;
   if (!f.demand.empty() && read_job_log(f.demand, f.demand_log, s)) {
     // measured jobs: demand_of_log, and the decision replays them (analyse_buy_vs_rent)
@@ -166,7 +132,13 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
                         " GPUs busy, which a daily profile averages out");
   } else {
     double h = 0;
-    if (!f.gpu_hours.empty() || !f.gpu_hours_week.empty()) {
+    if (f.known.gpu_hours_per_week) {
+      h = per_week_to_per_month(*f.known.gpu_hours_per_week);
+      s.demand_source = "gpu_hours_per_month";
+    } else if (f.known.utilization) {
+      h = *f.known.utilization * (s.count_given ? count : 1) * td::kHoursPerMonth;
+      s.demand_source = "utilization";
+    } else if (!f.gpu_hours.empty() || !f.gpu_hours_week.empty()) {
       const bool weekly = f.gpu_hours.empty();
       const char* flag = weekly ? "--gpu-hours-per-week" : "--gpu-hours-per-month";
       auto v = parse_count(weekly ? f.gpu_hours_week : f.gpu_hours);
@@ -259,15 +231,7 @@ const Gpu* rented_gpu_for(const Catalog& c, const Gpu& gpu, Pricing pricing, con
     bad_flag(place.countries.empty() ? (place.regions.empty() ? "--provider" : "--region") : "--country",
              std::string("no loaded offer with a ") + to_string(pricing) + " price matches --provider/--region/--country");
   if (rentable.empty()) bad_flag("--pricing", std::string("no loaded offer has a ") + to_string(pricing) + " price");
-  if (rentable.count(gpu.id)) return &gpu;
-  const Gpu* out = nullptr;
-  double best = 1e300;
-  for (const auto& g : c.gpus) {
-    if (!rentable.count(g.id) || bf16_or_best(g) <= 0 || bf16_or_best(gpu) <= 0) continue;
-    const double dist = std::fabs(std::log(static_cast<double>(g.memory_bytes) / static_cast<double>(gpu.memory_bytes))) +
-                        std::fabs(std::log(bf16_or_best(g) / bf16_or_best(gpu)));
-    if (dist < best) best = dist, out = &g;
-  }
+  const Gpu* out = stand_in_gpu(c, gpu, rentable);
   if (!out) bad_flag("--gpu", "no loaded offer rents " + gpu.id + " or a GPU like it; pass --offer");
   return out;
 }
@@ -276,11 +240,11 @@ const Gpu* rented_gpu_for(const Catalog& c, const Gpu& gpu, Pricing pricing, con
 void note_equivalent(BuyVsRentSetup& s, bool pinned) {
   const Gpu& gpu = *s.gpu;
   RentTerms& rent = s.in.rent;
-  rent.hours_scale = bf16_or_best(*s.rented_gpu) > 0 && bf16_or_best(gpu) > 0 ? bf16_or_best(gpu) / bf16_or_best(*s.rented_gpu) : 1.0;
+  rent.hours_scale = rent_hours_scale(gpu, *s.rented_gpu);
   if (!pinned)
     s.notes.push_back("no loaded offer rents " + gpu.id + ": renting " + s.rented_gpu->id + " instead (nearest by memory and bf16 TFLOPS)");
-  s.notes.push_back("rented hours are the owned GPU-hours x " + num(rent.hours_scale, 3) + " (bf16 TFLOPS " + num(bf16_or_best(gpu), 1) +
-                    " owned / " + num(bf16_or_best(*s.rented_gpu), 1) + " rented)");
+  s.notes.push_back("rented hours are the owned GPU-hours x " + num(rent.hours_scale, 3) + " (bf16 TFLOPS " + num(rent_speed_tflops(gpu), 1) +
+                    " owned / " + num(rent_speed_tflops(*s.rented_gpu), 1) + " rented)");
   if (s.rented_gpu->memory_bytes < gpu.memory_bytes)
     s.notes.push_back(s.rented_gpu->id + " has less memory (" + format_gib(static_cast<double>(s.rented_gpu->memory_bytes)) +
                       ") than " + gpu.id + " (" + format_gib(static_cast<double>(gpu.memory_bytes)) + "): check the job fits");
@@ -348,7 +312,7 @@ void read_ownership_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
 // --currency says otherwise (never the other way round: showing INR owes no GST).
 void read_country(BuyVsRentFlags& f, io::PurchaseReport& p) {
   read_buyer_country(f.own, p);
-  if (f.run.currency.empty()) f.run.currency = p.country == "IN" ? "INR" : "USD";
+  if (f.run.currency.empty()) f.run.currency = country_buy_defaults(p.country, false).currency;
 }
 
 namespace {

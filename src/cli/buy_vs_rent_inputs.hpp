@@ -29,6 +29,14 @@ struct BuyVsRentFlags {
   // `demand`, a job log the caller (replay) has already read and summarised: used instead of
   // reading the file again. The caller replays its own jobs (BuyVsRentSetup::jobs stays empty).
   const DemandSummary* demand_log = nullptr;
+  // Values a calling command (advise) already holds as numbers, each standing in for its flag:
+  // taken as they are, never printed into flag text and parsed back.
+  struct Known {
+    std::optional<double> gpu_hours_per_week;  // --gpu-hours-per-week
+    std::optional<double> utilization;         // --utilization, as a share
+    std::optional<double> uncertainty;         // --uncertainty, as a share
+    std::optional<int> count;                  // --count
+  } known;
 };
 
 void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f);

@@ -116,9 +116,9 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
   BuyVsRentFlags costs = f.costs;
   if (!got.at("gpu_hours_per_week").from_demand) {  // hours given: steady demand at that rate
     costs.demand.clear();
-    costs.gpu_hours_week = num(a.gpu_hours_per_week, 6);
+    costs.known.gpu_hours_per_week = a.gpu_hours_per_week;
   }
-  costs.uncertainty = num(a.uncertainty, 6);
+  costs.known.uncertainty = a.uncertainty;
   const BuyVsRentSetup s = build_buy_vs_rent(ctx, costs);
   const TcoAnalysis training = analyse(s);
   std::optional<TcoAnalysis> serving;
@@ -126,8 +126,8 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
     BuyVsRentFlags sc = f.costs;
     sc.demand.clear();
     sc.gpu_hours.clear();
-    sc.utilisation = "100%";
-    sc.count = std::to_string(a.inference_gpus);
+    sc.known.utilization = 1.0;  // serving GPUs are held around the clock
+    sc.known.count = a.inference_gpus;
     sc.uncertainty.clear();
     serving = analyse(build_buy_vs_rent(ctx, sc));
   }

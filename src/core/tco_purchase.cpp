@@ -40,6 +40,7 @@ CountryBuyDefaults india_defaults() {
   namespace in = td::india;
   CountryBuyDefaults d;
   d.country = "IN";
+  d.currency = "INR";  // an Indian buyer's bills, GST and duty are in rupees
   d.power_price_per_kwh = {in::kPowerPriceCommercialInrPerKwh, "INR", in::kPowerPriceSource, ""};
   d.power_note = in::kPowerPriceNote;
   d.hardware_gst = SourcedValue{in::kGstOnHardware, "", in::kGstSource, ""};

@@ -69,15 +69,18 @@ TEST_CASE("India's buy defaults are its own, with sources; other countries are m
   CHECK(import_line(in, "8471 50 00")->hs_code == "8471");
   CHECK_FALSE(import_line(in, "8542 31"));
   CHECK(in.import_sws_share_of_duty == 0.10);
+  CHECK(in.currency == "INR");  // an Indian buyer is shown rupees unless --currency says otherwise
 
   const CountryBuyDefaults us = country_buy_defaults("US", false);
   CHECK(us.power_price_per_kwh.value == tco_defaults::kPowerPriceConsumerUsdPerKwh);
   CHECK_FALSE(us.hardware_gst);
   CHECK_FALSE(us.rent_gst);
   CHECK(us.street_prices_sourced);
+  CHECK(us.currency == "USD");
   const CountryBuyDefaults de = country_buy_defaults("DE", false);
   CHECK(de.power_price_per_kwh.converted_from == "US");
   CHECK_FALSE(de.street_prices_sourced);
+  CHECK(de.currency == "USD");  // no German figures: US dollars, as the US figures stand in
 }
 
 TEST_CASE("worked example: an RTX 4090 bought in India, 300 GPU-h a month, in INR", "[tco][purchase]") {
