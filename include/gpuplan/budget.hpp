@@ -84,6 +84,22 @@ struct RuleResult {
   SourceLocation where;     // the line that causes a failure (spec key, or budget.yaml key)
 };
 
+// One spec's cost on both sides of a change (`gpuplan diff OLD NEW`): whether it was added,
+// removed or repriced, and by how much. A side without the spec counts 0.
+enum class SpecChange { added, removed, same, changed };
+struct CostChange {
+  SpecChange change = SpecChange::same;
+  double before = 0, after = 0;
+  double delta() const { return after - before; }
+};
+CostChange cost_change(const ExperimentCheck* before, const ExperimentCheck* after);
+// Every spec's costs summed, side by side (change is `same` or `changed` by the sums).
+CostChange total_change(const std::vector<CostChange>& rows);
+
+// The gate's verdict: it passes when every rule does (none failing; no rule at all passes).
+// `check` exits 1 on a failing verdict.
+bool gate_passes(const std::vector<RuleResult>& rules);
+
 // "2026-12" for the calendar month of a YYYY-MM-DD date.
 std::string period_of(const std::string& date);
 

@@ -173,10 +173,16 @@ int run_diff(const Context& ctx, const DiffFlags& f) {
   io::DiffReport d{f.currency, {}};
   for (const auto& [n, spec] : before) {
     const auto a = after.find(n);
-    d.rows.push_back({n, &spec, a == after.end() ? nullptr : &a->second});
+    d.rows.push_back({n, &spec, a == after.end() ? nullptr : &a->second, {}});
   }
   for (const auto& [n, spec] : after)
-    if (!before.count(n)) d.rows.push_back({n, nullptr, &spec});
+    if (!before.count(n)) d.rows.push_back({n, nullptr, &spec, {}});
+  std::vector<CostChange> costs;
+  for (io::DiffRow& row : d.rows) {
+    row.cost = cost_change(row.before ? &row.before->check : nullptr, row.after ? &row.after->check : nullptr);
+    costs.push_back(row.cost);
+  }
+  d.total = total_change(costs);
   ctx.print_report({io::diff_json(d), {io::diff_table(d)}, {}, {}});
   return 0;
 }

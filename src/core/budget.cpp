@@ -71,6 +71,28 @@ int month_days(int y, int m) {
 
 }  // namespace
 
+CostChange cost_change(const ExperimentCheck* before, const ExperimentCheck* after) {
+  CostChange c;
+  c.before = before ? before->cost : 0;
+  c.after = after ? after->cost : 0;
+  c.change = !before ? SpecChange::added : !after ? SpecChange::removed : c.before == c.after ? SpecChange::same : SpecChange::changed;
+  return c;
+}
+
+CostChange total_change(const std::vector<CostChange>& rows) {
+  CostChange t;
+  for (const CostChange& r : rows) {  // in row order, so the sums match the rows as listed
+    t.before += r.before;
+    t.after += r.after;
+  }
+  t.change = t.before == t.after ? SpecChange::same : SpecChange::changed;
+  return t;
+}
+
+bool gate_passes(const std::vector<RuleResult>& rules) {
+  return std::all_of(rules.begin(), rules.end(), [](const RuleResult& r) { return r.pass; });
+}
+
 std::string period_of(const std::string& date) { return date.size() >= 7 ? date.substr(0, 7) : date; }
 
 std::string add_days(const std::string& date, int days) { return date_text(civil_from_days(days_from_civil(ymd_of(date)) + days)); }

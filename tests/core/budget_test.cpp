@@ -96,6 +96,36 @@ TEST_CASE("an experiment that cannot be priced fails, and is left out of the cap
   CHECK(rule(rs, "", "total").pass);
 }
 
+TEST_CASE("the gate passes only when no rule fails", "[budget]") {
+  BudgetPolicy p;
+  p.per_experiment = 40;
+  CHECK(gate_passes({}));  // nothing to check: nothing fails
+  CHECK(gate_passes(check_budget(p, {experiment("a", 30, "", "")}, {}, "2026-12-31")));
+  // One experiment over the cap fails the whole gate, whatever the others do.
+  CHECK_FALSE(gate_passes(check_budget(p, {experiment("a", 30, "", ""), experiment("b", 45, "", "")}, {}, "2026-12-31")));
+}
+
+TEST_CASE("diff: each spec's cost change, and the totals over every spec", "[budget]") {
+  const ExperimentCheck a = experiment("a", 30, "", ""), a2 = experiment("a", 42.5, "", ""), b = experiment("b", 10, "", "");
+  const CostChange repriced = cost_change(&a, &a2), same = cost_change(&b, &b), gone = cost_change(&b, nullptr),
+                   added = cost_change(nullptr, &a);
+  CHECK(repriced.change == SpecChange::changed);
+  CHECK(repriced.delta() == 12.5);
+  CHECK(same.change == SpecChange::same);
+  CHECK(same.delta() == 0);
+  CHECK(gone.change == SpecChange::removed);
+  CHECK(gone.delta() == -10);
+  CHECK(added.change == SpecChange::added);
+  CHECK(added.before == 0);
+  CHECK(added.after == 30);
+  // before 30 + 10 + 10 + 0 = 50; after 42.5 + 10 + 0 + 30 = 82.5.
+  const CostChange t = total_change({repriced, same, gone, added});
+  CHECK(t.before == 50);
+  CHECK(t.after == 82.5);
+  CHECK(t.change == SpecChange::changed);
+  CHECK(total_change({same, same}).change == SpecChange::same);
+}
+
 TEST_CASE("spend sums by period, team and experiment", "[budget]") {
   std::vector<LedgerRecord> l(2);
   l[0] = led("2026-11-03", "a", "nlp", "", 5);

@@ -15,29 +15,19 @@ nlohmann::json opt_json(bool present, double v) { return present ? nlohmann::jso
 
 std::string signed_money(double v, const std::string& currency) { return (v >= 0 ? "+" : "") + money_amount(v, currency, 2); }
 
-double cost_of(const CheckedSpec* s) { return s ? s->check.cost : 0; }
-
-const char* change_of(const DiffRow& d) {
-  if (!d.before) return "added";
-  if (!d.after) return "removed";
-  return cost_of(d.before) == cost_of(d.after) ? "same" : "changed";
-}
-
-// Old and new totals over every row.
-std::pair<double, double> totals(const DiffReport& r) {
-  double before = 0, after = 0;
-  for (const DiffRow& d : r.rows) {
-    before += cost_of(d.before);
-    after += cost_of(d.after);
+const char* change_text(SpecChange c) {
+  switch (c) {
+    case SpecChange::added: return "added";
+    case SpecChange::removed: return "removed";
+    case SpecChange::same: return "same";
+    case SpecChange::changed: return "changed";
   }
-  return {before, after};
+  return "changed";
 }
 
 }  // namespace
 
-bool CheckReport::pass() const {
-  return std::all_of(rules.begin(), rules.end(), [](const RuleResult& r) { return r.pass; });
-}
+bool CheckReport::pass() const { return gate_passes(rules); }
 
 // GitHub's Actions toolkit (@actions/core, command.ts): data escapes %, CR and LF; a property
 // value also escapes ':' and ',', which would otherwise end it (a spec file named "a,line=9" or
@@ -161,22 +151,20 @@ nlohmann::json diff_json(const DiffReport& r) {
   j["currency"] = r.currency;
   j["experiments"] = nlohmann::json::array();
   for (const DiffRow& d : r.rows) {
-    const double cb = cost_of(d.before), ca = cost_of(d.after);
     j["experiments"].push_back(
         {{"name", d.name},
-         {"change", change_of(d)},
-         {"cost_before", opt_json(d.before, cb)},
-         {"cost_after", opt_json(d.after, ca)},
-         {"delta", ca - cb},
+         {"change", change_text(d.cost.change)},
+         {"cost_before", opt_json(d.before, d.cost.before)},
+         {"cost_after", opt_json(d.after, d.cost.after)},
+         {"delta", d.cost.delta()},
          {"wall_seconds_before", opt_json(d.before, d.before ? d.before->check.wall_seconds : 0)},
          {"wall_seconds_after", opt_json(d.after, d.after ? d.after->check.wall_seconds : 0)},
          {"per_gpu_bytes_before", d.before ? nlohmann::json(bytes_int(d.before->per_gpu_bytes)) : nlohmann::json()},
          {"per_gpu_bytes_after", d.after ? nlohmann::json(bytes_int(d.after->per_gpu_bytes)) : nlohmann::json()}});
   }
-  const auto [total_before, total_after] = totals(r);
-  j["total_before"] = total_before;
-  j["total_after"] = total_after;
-  j["total_delta"] = total_after - total_before;
+  j["total_before"] = r.total.before;
+  j["total_after"] = r.total.after;
+  j["total_delta"] = r.total.delta();
   return j;
 }
 
@@ -190,8 +178,8 @@ Table diff_table(const DiffReport& r) {
                    "per_gpu_bytes_after"};
   for (const DiffRow& d : r.rows) {
     const CheckedSpec *b = d.before, *a = d.after;
-    const double cb = cost_of(b), ca = cost_of(a);
-    const std::string change = change_of(d);
+    const double cb = d.cost.before, ca = d.cost.after;
+    const std::string change = change_text(d.cost.change);
     t.rows.push_back({d.name, change, b ? money_amount(cb, r.currency, 2) : "-", a ? money_amount(ca, r.currency, 2) : "-",
                       signed_money(ca - cb, r.currency),
                       b ? num(b->check.wall_seconds / 3600, 1) : "-", a ? num(a->check.wall_seconds / 3600, 1) : "-",
@@ -199,10 +187,10 @@ Table diff_table(const DiffReport& r) {
     t.csv_rows.push_back({d.name, change, b ? raw(cb) : "", a ? raw(ca) : "", raw(ca - cb), b ? raw(b->check.wall_seconds) : "",
                           a ? raw(a->check.wall_seconds) : "", a ? std::to_string(bytes_int(a->per_gpu_bytes)) : ""});
   }
-  const auto [total_before, total_after] = totals(r);
-  t.rows.push_back({"total", "", money_amount(total_before, r.currency, 2), money_amount(total_after, r.currency, 2),
-                    signed_money(total_after - total_before, r.currency), "", "", ""});
-  t.csv_rows.push_back({"total", "", raw(total_before), raw(total_after), raw(total_after - total_before), "", "", ""});
+  const CostChange& total = r.total;
+  t.rows.push_back({"total", "", money_amount(total.before, r.currency, 2), money_amount(total.after, r.currency, 2),
+                    signed_money(total.delta(), r.currency), "", "", ""});
+  t.csv_rows.push_back({"total", "", raw(total.before), raw(total.after), raw(total.delta()), "", "", ""});
   return t;
 }
 

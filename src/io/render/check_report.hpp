@@ -48,10 +48,12 @@ struct DiffRow {
   std::string name;
   const CheckedSpec* before = nullptr;
   const CheckedSpec* after = nullptr;
+  CostChange cost;  // cost_change(before, after), decided by the core
 };
 struct DiffReport {
   std::string currency;
   std::vector<DiffRow> rows;
+  CostChange total;  // total_change over the rows
 };
 nlohmann::json diff_json(const DiffReport& r);
 Table diff_table(const DiffReport& r);
