@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/budget.hpp"
+
 namespace gpuplan::io {
 
 namespace {
@@ -81,17 +83,7 @@ Table chart_table(const DemandSummary& d, const std::vector<ConcurrencyBucket>& 
 
 }  // namespace
 
-std::string civil_date(long days) {
-  days += 719468;
-  const long era = (days >= 0 ? days : days - 146096) / 146097;
-  const long doe = days - era * 146097;
-  const long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const long mp = (5 * doy + 2) / 153;
-  const long d = doy - (153 * mp + 2) / 5 + 1;
-  const long m = mp < 10 ? mp + 3 : mp - 9;
-  return fmt::format("{:04}-{:02}-{:02}", yoe + era * 400 + (m <= 2 ? 1 : 0), m, d);
-}
+std::string civil_date(long days) { return add_days("1970-01-01", static_cast<int>(days)); }
 
 json demand_json(const JobLog& log, const DemandSummary& d, const std::vector<ConcurrencyBucket>& chart) {
   json c = json::array();
