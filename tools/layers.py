@@ -26,7 +26,7 @@ ALLOWED = {
     "io/model_files": {"core", "io/text"},
     "io/usage": {"core", "io/text"},
     "io/emit": {"core"},
-    "io/render": {"core", "io/text", "io/usage"},
+    "io/render": {"core", "io/text", "io/catalogs", "io/usage"},
     "io/fetch": {"core", "io/text", "io/catalogs"},
     "store": {"core", "io/text", "io/usage"},
     "cli": {"core", "io/text", "io/catalogs", "io/model_files", "io/usage", "io/emit", "io/render", "io/fetch",
