@@ -145,4 +145,28 @@ Table provider_offers_table(const Provider& p, OfferRows rows) {
   return t;
 }
 
+nlohmann::json catalog_check_json(const std::vector<CatalogFileCheck>& files) {
+  nlohmann::json j;
+  j["files"] = nlohmann::json::array();
+  bool valid = true;
+  for (const CatalogFileCheck& f : files) {
+    nlohmann::json fj = {{"path", f.path}, {"valid", f.problems.empty()}, {"problems", nlohmann::json::array()}};
+    for (const auto& e : f.problems)
+      fj["problems"].push_back({{"line", e.where().line}, {"column", e.where().column}, {"field", e.field()}, {"message", e.problem()}});
+    j["files"].push_back(fj);
+    valid = valid && f.problems.empty();
+  }
+  j["valid"] = valid;
+  return j;
+}
+
+Table catalog_check_table(const std::vector<CatalogFileCheck>& files) {
+  Table t;
+  t.columns = {"file", "gpus", "models", "providers", "offers", "problems"};
+  for (const CatalogFileCheck& f : files)
+    t.rows.push_back({f.path, std::to_string(f.gpus), std::to_string(f.models), std::to_string(f.providers), std::to_string(f.offers),
+                      std::to_string(f.problems.size())});
+  return t;
+}
+
 }  // namespace gpuplan::io

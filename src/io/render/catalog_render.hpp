@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuplan/catalog.hpp"
+#include "gpuplan/error.hpp"
 #include "gpuplan/model.hpp"
 #include "io/render/render.hpp"
 
@@ -38,5 +39,15 @@ std::vector<std::string> providers_notes(const std::vector<ProviderListing>& row
 // A sheet's offers: only the rows the format prints (a SkyPilot sheet may hold a million).
 enum class OfferRows { display, csv, none };
 Table provider_offers_table(const Provider& p, OfferRows rows);
+
+// `catalog validate`: what each file held (as far as it parsed) and every problem in it.
+struct CatalogFileCheck {
+  std::string path;
+  std::size_t gpus = 0, models = 0, providers = 0, offers = 0;
+  std::vector<InputError> problems;
+};
+// {"files": [{path, valid, problems: [{line, column, field, message}]}], "valid": all valid}
+nlohmann::json catalog_check_json(const std::vector<CatalogFileCheck>& files);
+Table catalog_check_table(const std::vector<CatalogFileCheck>& files);
 
 }  // namespace gpuplan::io

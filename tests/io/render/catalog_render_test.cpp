@@ -148,3 +148,22 @@ TEST_CASE("providers show: only the rows the format prints, prices to four place
   CHECK(none.rows.empty());
   CHECK(none.csv_rows.empty());
 }
+
+TEST_CASE("catalog validate: each file's counts and problems, and valid only when none has one") {
+  CatalogFileCheck good{"gpus.yaml", 3, 0, 0, 0, {}};
+  CatalogFileCheck bad{"prices.yaml", 0, 0, 1, 2, {}};
+  bad.problems.emplace_back(SourceLocation{"prices.yaml", 7, 5}, "per_gpu_hour", "expected a positive number, got \"abc\"");
+  const nlohmann::json j = catalog_check_json({good, bad});
+  CHECK(j["valid"] == false);
+  CHECK(j["files"][0]["valid"] == true);
+  CHECK(j["files"][0]["problems"].empty());
+  CHECK(j["files"][1]["path"] == "prices.yaml");
+  CHECK(j["files"][1]["problems"][0]["line"] == 7);
+  CHECK(j["files"][1]["problems"][0]["column"] == 5);
+  CHECK(j["files"][1]["problems"][0]["field"] == "per_gpu_hour");
+  CHECK(j["files"][1]["problems"][0]["message"] == "expected a positive number, got \"abc\"");
+  CHECK(catalog_check_json({good})["valid"] == true);
+  const Table t = catalog_check_table({good, bad});
+  CHECK(t.rows[0] == std::vector<std::string>{"gpus.yaml", "3", "0", "0", "0", "0"});
+  CHECK(t.rows[1] == std::vector<std::string>{"prices.yaml", "0", "0", "1", "2", "1"});
+}
