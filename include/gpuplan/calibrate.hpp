@@ -97,6 +97,18 @@ struct FitResult {
 // bytes read. Constants with too few runs are listed in `underfit` and left unset.
 FitResult fit_profile(const std::vector<MeasuredRun>& runs);
 
+// One constant as calibrate reports it: its default, the fitted value (none: kept at the
+// default) and how many runs measured it. Names carry the unit (cuda_context_gib).
+struct ConstantFit {
+  std::string name;
+  double default_value = 0;
+  std::optional<double> fitted;
+  int runs = 0;  // 0 when not fitted
+};
+// Every constant the profile can carry, in a fixed order: memory, utilisation (pooled, then
+// each fitted GPU class x method slot), decode. The run counts are the runs that measure it.
+std::vector<ConstantFit> calibration_constants(const Profile& p, const std::vector<MeasuredRun>& runs);
+
 // Each run estimated by a profile fitted to all the others (partial fits allowed).
 std::vector<RunEstimate> leave_one_out(const std::vector<MeasuredRun>& runs);
 

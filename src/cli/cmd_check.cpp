@@ -170,7 +170,7 @@ std::map<std::string, io::CheckedSpec> by_name(const Context& ctx, const std::st
 int run_diff(const Context& ctx, const DiffFlags& f) {
   const auto before = by_name(ctx, f.old_path, f.currency);
   const auto after = by_name(ctx, f.new_path, f.currency);
-  io::DiffReport d{f.currency, {}};
+  io::DiffReport d{f.currency, {}, {}};
   for (const auto& [n, spec] : before) {
     const auto a = after.find(n);
     d.rows.push_back({n, &spec, a == after.end() ? nullptr : &a->second, {}});

@@ -3,14 +3,9 @@
 #include "cli/format_values.hpp"
 #include "cli/run_inputs.hpp"
 #include "cli/shipped_bands.hpp"
+#include "io/render/calibrate_render.hpp"
 
 namespace gpuplan::cli {
-
-namespace {
-
-std::string signed_pct(double e) { return (e >= 0 ? "+" : "") + num(100 * e, 1) + "%"; }
-
-}  // namespace
 
 ModelBands model_bands(const Context& ctx, bool decode) {
   ModelBands b;
@@ -37,23 +32,13 @@ ModelBands model_bands(const Context& ctx, bool decode) {
   return b;
 }
 
-nlohmann::json band_json(const std::optional<ErrorBand>& b) {
-  if (!b) return nullptr;
-  return {{"low", b->low}, {"high", b->high}, {"cases", b->cases}, {"within", b->within}, {"coverage", b->coverage}};
-}
-
-std::string band_text(const ErrorBand& b) {
-  return std::to_string(b.within) + " of " + std::to_string(b.cases) + " measured cases within " + signed_pct(b.low) + ".." +
-         signed_pct(b.high);
-}
-
 void add_error_bars(const Context& ctx, Report& r, double per_gpu_bytes, const Workload& w) {
   const ModelBands b = model_bands(ctx, w.method == Method::inference);
-  nlohmann::json j = {{"basis", b.basis}, {"memory", band_json(b.memory)}, {"throughput", band_json(b.throughput)}};
+  nlohmann::json j = {{"basis", b.basis}, {"memory", io::band_json(b.memory)}, {"throughput", io::band_json(b.throughput)}};
   if (b.memory) {
     const ValueRange v = likely_range(per_gpu_bytes, *b.memory);
     j["memory"]["likely_range_bytes"] = {static_cast<std::int64_t>(v.low), static_cast<std::int64_t>(v.high)};
-    r.notes.push_back("memory " + num(per_gpu_bytes / (1024.0 * 1024 * 1024), 1) + " GiB per GPU; " + band_text(*b.memory) +
+    r.notes.push_back("memory " + num(per_gpu_bytes / (1024.0 * 1024 * 1024), 1) + " GiB per GPU; " + io::band_text(*b.memory) +
                       " (" + b.basis + "): likely " + num(v.low / (1024.0 * 1024 * 1024), 1) + "-" +
                       num(v.high / (1024.0 * 1024 * 1024), 1) + " GiB");
   }
@@ -62,7 +47,7 @@ void add_error_bars(const Context& ctx, Report& r, double per_gpu_bytes, const W
     const double tps = time["tokens_per_second"].get<double>();
     const ValueRange v = likely_range(tps, *b.throughput);
     j["throughput"]["likely_range_tokens_per_second"] = {v.low, v.high};
-    r.notes.push_back("speed " + num(tps, 0) + " tokens/s; " + band_text(*b.throughput) + ": likely " + num(v.low, 0) + "-" +
+    r.notes.push_back("speed " + num(tps, 0) + " tokens/s; " + io::band_text(*b.throughput) + ": likely " + num(v.low, 0) + "-" +
                       num(v.high, 0) + " tokens/s");
   }
   r.json["error_bars"] = j;

@@ -18,10 +18,6 @@ struct ModelBands {
 // Throughput bands come from training runs, or from decode runs when `decode` is set.
 ModelBands model_bands(const Context& ctx, bool decode);
 
-nlohmann::json band_json(const std::optional<ErrorBand>& b);
-// "17 of 18 measured cases within -12.2%..+21.4%"
-std::string band_text(const ErrorBand& b);
-
 // estimate's error bars: JSON "error_bars" and a note under the tables, for the per-GPU memory
 // total and (when r.json["time"] holds one) the tokens/s.
 void add_error_bars(const Context& ctx, Report& r, double per_gpu_bytes, const Workload& w);

@@ -299,4 +299,38 @@ ValueRange likely_range(double estimate, const ErrorBand& b) {
   return {estimate / (1 + b.high), estimate / (1 + std::max(b.low, -0.99))};
 }
 
+std::vector<ConstantFit> calibration_constants(const Profile& p, const std::vector<MeasuredRun>& runs) {
+  constexpr double kGiBytes = 1024.0 * 1024 * 1024;
+  std::vector<ConstantFit> out;
+  const auto add = [&](std::string name, double fallback, std::optional<double> fitted, int measured_by) {
+    out.push_back({std::move(name), fallback, fitted, fitted ? measured_by : 0});
+  };
+  // A device-wide figure without a stated context measures the context; a reserved/allocated
+  // pair, or a device figure with the context given, measures fragmentation.
+  int device = 0, frag = 0, decode = 0;
+  for (const auto& r : runs) {
+    device += r.device_bytes && !r.context_given;
+    frag += (r.reserved_bytes && r.allocated_bytes) || (r.device_bytes && r.context_given);
+    decode += r.gpu && r.tokens_per_second && r.workload.method == Method::inference;
+  }
+  const MemoryConstants mk;
+  add("cuda_context_gib", mk.overhead_bytes / kGiBytes,
+      p.cuda_context_bytes ? std::optional<double>(*p.cuda_context_bytes / kGiBytes) : std::nullopt, device);
+  add("fragmentation", mk.fragmentation, p.fragmentation, frag);
+  add("utilisation_scale (pooled)", 1.0, p.hfu_scale, p.hfu_scale_runs);
+  for (int i = 0; i < kHfuSlots; ++i) {
+    if (!(p.hfu[i] > 0)) continue;
+    Gpu g;
+    g.form = static_cast<GpuForm>(i / 6);
+    Workload w;  // bf16, as profiles store utilisation: default_hfu reads the form and precision, not the method
+    add(std::string("utilisation[") + to_string(g.form) + "/" + to_string(static_cast<Method>(i % 6)) + "]", default_hfu(g, w), p.hfu[i],
+        p.hfu_runs[i]);
+  }
+  const ServingConstants sk;
+  add("bandwidth_efficiency", sk.bandwidth_efficiency, p.bandwidth_efficiency, decode);
+  add("step_overhead_ms", sk.step_overhead_seconds * 1000,
+      p.step_overhead_seconds ? std::optional<double>(*p.step_overhead_seconds * 1000) : std::nullopt, decode);
+  return out;
+}
+
 }  // namespace gpuplan

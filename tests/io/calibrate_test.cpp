@@ -229,3 +229,28 @@ TEST_CASE("leave-one-out error of the shipped measured cases, with and without c
   CHECK(testing::median(time.after) <= 0.10);
   CHECK(testing::median(time.after) < testing::median(time.before));
 }
+
+TEST_CASE("calibrate's constants: every one in order, fitted or default, with the runs that measure it", "[calibrate]") {
+  Profile p;
+  p.fragmentation = 0.12;
+  p.hfu[hfu_index(GpuForm::consumer, Method::lora)] = 0.61;
+  p.hfu_runs[hfu_index(GpuForm::consumer, Method::lora)] = 4;
+  std::vector<MeasuredRun> runs(3);
+  runs[0].reserved_bytes = 1e9, runs[0].allocated_bytes = 0.9e9;  // measures fragmentation
+  runs[1].device_bytes = 2e9;                                       // measures the context
+  runs[2].device_bytes = 2e9, runs[2].context_given = true;         // fragmentation again
+  const std::vector<ConstantFit> c = calibration_constants(p, runs);
+  std::vector<std::string> names;
+  for (const auto& x : c) names.push_back(x.name);
+  CHECK(names == std::vector<std::string>{"cuda_context_gib", "fragmentation", "utilisation_scale (pooled)", "utilisation[consumer/lora]",
+                                          "bandwidth_efficiency", "step_overhead_ms"});
+  CHECK_FALSE(c[0].fitted);
+  CHECK(c[0].runs == 0);  // one run measures it, but nothing was fitted
+  CHECK(c[1].fitted == 0.12);
+  CHECK(c[1].runs == 2);
+  CHECK(c[1].default_value == MemoryConstants{}.fragmentation);
+  CHECK(c[3].fitted == 0.61);
+  CHECK(c[3].runs == 4);
+  CHECK(c[3].default_value == Approx(0.60));  // a consumer card's bf16 default, 0.55 + 0.05
+  CHECK(c[5].default_value == Approx(ServingConstants{}.step_overhead_seconds * 1000));
+}
