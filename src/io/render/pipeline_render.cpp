@@ -8,6 +8,15 @@ namespace {
 std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 std::string mb(double bytes_per_second) { return num(bytes_per_second / 1e6, bytes_per_second < 1e7 ? 2 : 0) + " MB/s"; }
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+// The bound in the report's spelling (American, as the flags: --tokenize-rate), not the core's name.
+const char* bound_name(PipelineBound b) {
+  switch (b) {
+    case PipelineBound::none: return "";
+    case PipelineBound::storage: return "storage";
+    case PipelineBound::tokenisation: return "tokenization";
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -19,15 +28,15 @@ nlohmann::json pipeline_json(const PipelineFigures& f) {
           {"storage_limit_source", f.storage_limit ? nlohmann::json(f.storage_from_network ? "offer network" : "--storage-bandwidth")
                                                    : nlohmann::json(nullptr)},
           {"cpu_cores_needed", f.cpu_cores_needed},
-          {"tokenise_limit_tokens_per_second", opt(f.tokenise_limit)},
+          {"tokenize_limit_tokens_per_second", opt(f.tokenise_limit)},
           {"fed_tokens_per_second", f.fed_tokens_per_second},
-          {"bound", f.bound == PipelineBound::none ? nlohmann::json(nullptr) : nlohmann::json(to_string(f.bound))},
+          {"bound", f.bound == PipelineBound::none ? nlohmann::json(nullptr) : nlohmann::json(bound_name(f.bound))},
           {"slowdown", f.slowdown}};
 }
 
 std::string pipeline_bound_text(const PipelineFigures& f) {
   if (f.bound == PipelineBound::none) return "";
-  return "the input pipeline (" + std::string(to_string(f.bound)) + "), not the GPUs, bounds this run: " +
+  return "the input pipeline (" + std::string(bound_name(f.bound)) + "), not the GPUs, bounds this run: " +
          num(f.fed_tokens_per_second, 0) + " tokens/s, " + num(f.slowdown, 2) + "x the GPU-bound step";
 }
 

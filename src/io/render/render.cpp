@@ -208,7 +208,7 @@ std::string markdown_code(const std::string& raw) {
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
-// Word-wraps `s` into lines of at most `width` code points (a longer word is cut).
+// Word-wraps `s` into lines of at most `width` code points (a longer word stays whole, on its own line).
 std::vector<std::string> wrap(const std::string& s, std::size_t width) {
   std::vector<std::string> lines{""};
   std::size_t start = 0;
@@ -306,7 +306,7 @@ std::string render_markdown(const Table& t) {
 std::string bar(double share, int width) {
   share = std::clamp(share, 0.0, 1.0);
   const int eighths = static_cast<int>(std::lround(share * width * 8));
-  static const char* kParts[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+  static const char* const kParts[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
   std::string out;
   for (int i = 0; i < eighths / 8; ++i) out += "█";
   out += kParts[eighths % 8];

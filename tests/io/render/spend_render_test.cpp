@@ -1,0 +1,146 @@
+// The cost dashboard on a fixed month: JSON's raw figures and nulls, CSV's sections (formula-safe
+// names), and the HTML page's structure, with every name from the ledger escaped.
+#include <catch2/catch.hpp>
+
+#include "io/render/spend_render.hpp"
+
+using namespace gpuplan;
+using namespace gpuplan::io;
+
+namespace {
+
+SpendGroup group(const std::string& name, std::size_t runs, double spent) {
+  SpendGroup g;
+  g.name = name;
+  g.runs = runs;
+  g.burn.spent = spent;
+  return g;
+}
+
+SpendReport december() {
+  SpendReport r;
+  r.as_of = "2026-12-10";
+  r.period = "2026-12";
+  r.currency = "USD";
+  MonthBurn& t = r.total;
+  t.period = "2026-12";
+  t.days_in_month = 31;
+  t.days_elapsed = 10;
+  t.spent = 1000;
+  t.burn_per_day = 100;
+  t.forecast = 3100;
+  t.forecast_made = true;
+  t.forecast_method = "linear";
+  t.cap = 2500;
+  t.crosses_on = "2026-12-25";
+  t.crossing_forecast = true;
+  r.months = {{"2026-11", 800.5}, {"2026-12", 1000}};
+  r.days = {{"2026-12-01", 400}, {"2026-12-09", 600}};
+  SpendGroup nlp = group("nlp", 4, 1000);
+  nlp.gpu_hours = 100;
+  nlp.tokens = 2e9;
+  nlp.burn.cap = 800;
+  nlp.burn.burn_per_day = 100;
+  nlp.burn.forecast = 3100;
+  nlp.burn.crosses_on = "2026-12-08";
+  r.teams = {nlp};
+  r.users = {group("<script>alert(1)</script>", 1, 50), group("=1+1", 1, 25)};
+  SpendGroup sft = group("sft/a", 2, 300);
+  sft.gpu_hours = 40;
+  sft.planned = 250;
+  r.experiments = {sft};
+  r.largest = {{"team", "nlp", 1000, 1.0}};
+  r.alerts = {{"over_cap", "team nlp", "nlp spent 1,000.00 of its 800.00 cap"}};
+  return r;
+}
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("spend JSON: the month's burn and each group's raw figures", "[render][spend]") {
+  const nlohmann::json j = spend_report_json(december());
+  CHECK(j["as_of"] == "2026-12-10");
+  CHECK(j["currency"] == "USD");
+  CHECK(j["total"] == nlohmann::json::parse(R"({"period": "2026-12", "spent": 1000, "cap": 2500, "burn_per_day": 100, "forecast": 3100,
+      "forecast_method": "linear", "days_elapsed": 10, "days_in_month": 31, "crosses_on": "2026-12-25", "crossing_forecast": true})"));
+  CHECK(j["months"][0] == nlohmann::json::parse(R"({"month": "2026-11", "spent": 800.5})"));
+  CHECK(j["days"][1] == nlohmann::json::parse(R"({"date": "2026-12-09", "spent": 600})"));
+  const auto& team = j["teams"][0];
+  CHECK(team["name"] == "nlp");
+  CHECK(team["runs"] == 4);
+  CHECK(team["cost_per_run"] == 250);
+  CHECK(team["cost_per_million_tokens"] == 0.5);  // 1000 over 2,000 M tokens
+  CHECK(team["cap"] == 800);
+  CHECK(team["planned"].is_null());
+  CHECK_FALSE(team.contains("period"));   // the month's, not the group's
+  CHECK_FALSE(team.contains("samples"));  // no outcomes in this ledger
+  CHECK(j["experiments"][0]["cost_per_million_tokens"].is_null());  // no tokens recorded
+  CHECK(j["experiments"][0]["planned"] == 250);
+  CHECK(j["users"][0]["cap"].is_null());
+  CHECK(j["users"][0]["crosses_on"].is_null());
+  CHECK(j["users"][0]["forecast"].is_null());  // no forecast made for the group
+  CHECK(j["largest"][0] == nlohmann::json::parse(R"({"kind": "team", "name": "nlp", "spent": 1000, "share": 1.0})"));
+  CHECK(j["alerts"][0]["kind"] == "over_cap");
+  CHECK_FALSE(j.contains("families"));
+}
+
+TEST_CASE("spend CSV: one row per section and name, two decimals, formula-safe names", "[render][spend]") {
+  CHECK(spend_report_csv(december()) ==
+        "section,name,spent,cap,forecast,crosses_on,runs,cost_per_run,cost_per_million_tokens,planned\n"
+        "month,2026-11,800.50,,,,,,,\n"
+        "month,2026-12,1000.00,,,,,,,\n"
+        "total,total,1000.00,2500.00,3100.00,2026-12-25,,,,\n"
+        "team,nlp,1000.00,800.00,3100.00,2026-12-08,4,250.00,0.50,\n"
+        "user,<script>alert(1)</script>,50.00,,0.00,,1,50.00,,\n"
+        "user,'=1+1,25.00,,0.00,,1,25.00,,\n"
+        "experiment,sft/a,300.00,,0.00,,2,150.00,,250.00\n"
+        "alert,team nlp,,,,,,,,\n");
+}
+
+TEST_CASE("the HTML page: no scripts, names escaped, a table behind every chart", "[render][spend]") {
+  const std::string h = spend_report_html(december());
+  CHECK(h.rfind("<!DOCTYPE html><html lang=\"en\">", 0) == 0);
+  CHECK(h.size() >= 15);
+  CHECK(h.compare(h.size() - 15, 15, "</body></html>\n") == 0);
+  CHECK(has(h, "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\""));
+  CHECK(has(h, "<title>GPU spend 2026-12</title>"));
+  CHECK_FALSE(has(h, "<script"));
+  CHECK(has(h, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  for (const char* id : {"summary", "days", "months", "teams", "users", "experiments", "largest"})
+    CHECK(has(h, "<table id=\"" + std::string(id) + "\">"));
+  CHECK(has(h, "<li><span class=\"tag\">OVER CAP</span>nlp spent 1,000.00 of its 800.00 cap</li>"));
+  CHECK(has(h, "<tr><td>period-end forecast</td><td class=\"n\">3100.00</td></tr>"));
+  CHECK(has(h, "<tr><td>cap crossed on</td><td class=\"n\">2026-12-25 (forecast)</td></tr>"));
+  CHECK(has(h, "<tr><td>nlp</td><td class=\"n\">1000.00</td><td class=\"n\">800.00</td><td class=\"n\">125.00%</td><td class=\"n\">100.00</td>"
+               "<td class=\"n\">3100.00</td><td>2026-12-08 (crossed)</td><td class=\"n\">4</td></tr>"));
+  CHECK(has(h, "<tr><td>sft/a</td><td class=\"n\">2</td><td class=\"n\">300.00</td><td class=\"n\">150.00</td><td class=\"n\">40.00</td>"
+               "<td class=\"n\"></td><td class=\"n\">250.00</td><td class=\"n\">50.00</td></tr>"));
+  CHECK(has(h, "<rect class=\"bar over\""));  // nlp is over its cap: hatched, and said in words
+  CHECK(has(h, ">1000.00 (over cap)</text>"));
+  CHECK(has(h, ">sft/a planned</text>"));
+  CHECK(has(h, "aria-label=\"Cumulative spend this month, cap and forecast\""));
+  CHECK(has(h, "<tr><td>2026-12-09</td><td class=\"n\">600.00</td><td class=\"n\">1000.00</td></tr>"));  // running total
+}
+
+TEST_CASE("an empty month: no alerts said in words, no charts without data", "[render][spend]") {
+  SpendReport r;
+  r.as_of = "2026-12-01";
+  r.period = "2026-12";
+  r.currency = "EUR";
+  const std::string h = spend_report_html(r);
+  CHECK(has(h, "<section><h2>Alerts</h2><p>No alerts.</p></section>"));
+  CHECK_FALSE(has(h, "<svg"));  // no days in the month, no bars
+  CHECK(has(h, "<tr><td>period-end forecast</td><td class=\"n\">-</td></tr>"));
+  const nlohmann::json j = spend_report_json(r);
+  CHECK(j["teams"] == nlohmann::json::array());
+  CHECK(j["total"]["forecast"].is_null());
+  CHECK(j["total"]["cap"].is_null());
+  CHECK(spend_report_csv(r) ==
+        "section,name,spent,cap,forecast,crosses_on,runs,cost_per_run,cost_per_million_tokens,planned\n"
+        "total,total,0.00,,0.00,,,,,\n");
+}
+
+TEST_CASE("html_escape escapes markup and quotes and drops control characters", "[render][spend]") {
+  CHECK(html_escape("a&b<c>\"d'\n") == "a&amp;b&lt;c&gt;&quot;d&#39;\xEF\xBF\xBD");
+}
