@@ -90,5 +90,13 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
                                const std::vector<std::pair<std::string, double>>& months,
                                const std::vector<ExperimentCheck>& planned, const std::string& as_of,
                                const DecisionRule& rule = {});
+// The same from fewer records: `ledger` holds the period's records to as_of and every record to
+// as_of of each experiment family with measured outcomes (the rest cannot change the report),
+// and `experiment_spent` each experiment's spend to as_of (experiment_spend over the whole
+// ledger, or a store's sum of it).
+SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
+                               const std::map<std::string, double>& experiment_spent,
+                               const std::vector<std::pair<std::string, double>>& months,
+                               const std::vector<ExperimentCheck>& planned, const std::string& as_of, const DecisionRule& rule);
 
 }  // namespace gpuplan

@@ -113,18 +113,21 @@ int run_report(const Context& ctx, const ReportFlags& f) {
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
   const std::string as_of = date_or_today(f.date);
   const auto specs = f.specs.empty() ? std::vector<ExperimentCheck>{} : planned(ctx, f.specs, policy.currency);
-  // The whole ledger: the per-experiment cap counts an experiment's life, not one period.
-  // (Experiment families read every run to as_of: a store-side sum alone cannot decide them.)
-  const LedgerRead read = read_ledger(ctx, f.ledger, {{"month", "", ""}}, "0001-01-01", as_of, policy.currency);
+  // The store sums every month and each experiment's life to as_of (the per-experiment cap counts
+  // an experiment's life, as check's does); whole records only for the period and for the
+  // experiment families with measured outcomes (a family decides from its whole history to as_of).
+  const LedgerRead read = read_ledger(ctx, f.ledger, {{"month", "", ""}, {"experiment", "", as_of}},
+                                      period_containing(as_of, policy.period).first, as_of, policy.currency, true);
   const std::vector<LedgerRecord>& records = read.records;
   const std::vector<std::pair<std::string, double>> months(read.sums[0].by_key.begin(), read.sums[0].by_key.end());
+  const std::map<std::string, double>& experiment_spent = read.sums[1].by_key;
   DecisionRule rule = f.rule;
   if (!f.min_utilization.empty()) {
     const auto u = parse_fraction(f.min_utilization);
     if (!u || !(*u.value > 0 && *u.value <= 1)) bad_flag("--min-utilization", u ? "expected more than 0% and at most 100%" : u.error);
     rule.min_utilization = *u.value;
   }
-  const SpendReport s = build_spend_report(policy, records, months, specs, as_of, rule);
+  const SpendReport s = build_spend_report(policy, records, experiment_spent, months, specs, as_of, rule);
   if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
   if (ctx.format() == Format::csv) {
     const std::string csv = io::spend_report_csv(s);

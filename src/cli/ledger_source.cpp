@@ -84,7 +84,7 @@ std::vector<KeySpend> ledger_spend(const Context& ctx, const std::string& spec, 
 }
 
 LedgerRead read_ledger(const Context& ctx, const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
-                       const std::string& last, const std::string& currency) {
+                       const std::string& last, const std::string& currency, bool families) {
   LedgerRead out;
   std::vector<store::SpendSums> sums(queries.size());
   const bool records = !last.empty();
@@ -97,12 +97,15 @@ LedgerRead read_ledger(const Context& ctx, const std::string& spec, const std::v
     store::SpendAccumulator acc(queries);
     for (const auto& r : ctx.stdin_ledger()) {
       acc.add(r);
-      if (records && r.date.compare(first) >= 0 && r.date.compare(last) <= 0) keep(LedgerRecord(r));
+      // families: every record to `last` (a few in memory already; report filters nothing it needs)
+      if (records && (families || r.date.compare(first) >= 0) && r.date.compare(last) <= 0) keep(LedgerRecord(r));
     }
     sums = acc.sums();
   } else if (!missing_jsonl(spec)) {  // a first CI run: the JSONL ledger is not written yet
     auto store = store::open_ledger(spec, false);
-    sums = records ? store->sum_spend_and_scan(queries, first, last, keep) : store->sum_spend(queries);
+    sums = !records   ? store->sum_spend(queries)
+           : families ? store->sum_spend_and_scan_families(queries, first, last, keep)
+                      : store->sum_spend_and_scan(queries, first, last, keep);
     for (const auto& w : store->warnings()) ctx.warn(w);
   }
   out.sums = converted(ctx, sums, currency, spec);

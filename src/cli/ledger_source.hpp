@@ -27,8 +27,10 @@ struct LedgerRead {
   std::vector<KeySpend> sums;
   std::vector<LedgerRecord> records;
 };
+// `families`: also the earlier records of every experiment family with measured outcomes to
+// `last` (store::LedgerStore::sum_spend_and_scan_families), for report's experiment decisions.
 LedgerRead read_ledger(const Context& ctx, const std::string& spec, const std::vector<store::SpendQuery>& queries, const std::string& first,
-                       const std::string& last, const std::string& currency);
+                       const std::string& last, const std::string& currency, bool families = false);
 
 // "" or a month YYYY-MM; exits 2 naming --period otherwise.
 void require_period(const std::string& period);

@@ -1,13 +1,17 @@
 #include "gpuplan/fleet_replay.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <functional>
+#include <future>
 #include <limits>
 #include <map>
 #include <queue>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -282,6 +286,42 @@ ReplayResult replay_indexed(const std::vector<ReplayJob>& jobs, const JobIndex& 
   return r;
 }
 
+// Calls work(k) for every k < n, spread over the machine's cores: each thread takes the next
+// index until none is left. `work` must touch only what index k owns (results go into a
+// pre-sized vector by index, so the outcome does not depend on which thread ran what). The
+// first exception any call throws reaches the caller once every thread has stopped.
+void for_each_index(std::size_t n, const std::function<void(std::size_t)>& work) {
+  const std::size_t threads = std::min<std::size_t>(n, std::max(1U, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto drain = [&] {
+    for (std::size_t k; !failed.load() && (k = next.fetch_add(1)) < n;) {
+      try {
+        work(k);
+      } catch (...) {
+        failed = true;
+        throw;
+      }
+    }
+  };
+  std::vector<std::future<void>> helpers;
+  for (std::size_t t = 1; t < threads; ++t) helpers.push_back(std::async(std::launch::async, drain));
+  std::exception_ptr error;
+  try {
+    drain();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  for (auto& h : helpers) {
+    try {
+      h.get();
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
 }  // namespace
 
 const char* to_string(Placement p) {
@@ -391,18 +431,19 @@ FleetSweep sweep_fleet(const std::vector<ReplayJob>& jobs, const std::vector<int
   FleetSweep s;
   const std::vector<CloudPrice> prices = cloud_prices(jobs, terms);
   const JobIndex x = index_jobs(jobs);  // one arrival order and team index for every fleet
-  for (int n : owned)
-    for (const auto& w : burst_after) {
-      FleetOption o;
-      o.policy = FleetPolicy{n, w, quota};
-      o.replay = replay_indexed(jobs, x, o.policy);
-      o.month = fleet_month(o.replay, jobs, prices, o.policy, terms);
-      o.meets_target = o.replay.all.p95_hours <= max_p95_queue_hours;
-      // Priced: the per-job outcomes are dropped (a sweep of 256 fleets over a year of jobs
-      // would otherwise hold 256 copies of the log's schedule).
-      std::vector<JobOutcome>().swap(o.replay.jobs);
-      s.options.push_back(std::move(o));
-    }
+  s.options.resize(owned.size() * burst_after.size());
+  for (std::size_t k = 0; k < s.options.size(); ++k)
+    s.options[k].policy = FleetPolicy{owned[k / burst_after.size()], burst_after[k % burst_after.size()], quota};
+  // The fleets are independent: each replays the shared, read-only index into its own option.
+  for_each_index(s.options.size(), [&](std::size_t k) {
+    FleetOption& o = s.options[k];
+    o.replay = replay_indexed(jobs, x, o.policy);
+    o.month = fleet_month(o.replay, jobs, prices, o.policy, terms);
+    o.meets_target = o.replay.all.p95_hours <= max_p95_queue_hours;
+    // Priced: the per-job outcomes are dropped (a sweep of 256 fleets over a year of jobs
+    // would otherwise hold 256 copies of the log's schedule).
+    std::vector<JobOutcome>().swap(o.replay.jobs);
+  });
   for (std::size_t i = 0; i < s.options.size(); ++i)
     if (s.options[i].meets_target && (s.cheapest < 0 || s.options[i].month.total < s.options[s.cheapest].month.total))
       s.cheapest = static_cast<int>(i);

@@ -208,9 +208,14 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
                                const std::vector<std::pair<std::string, double>>& months,
                                const std::vector<ExperimentCheck>& planned, const std::string& as_of,
                                const DecisionRule& rule) {
-  // Families and the per-experiment cap need every record to as_of (an experiment's life), so
-  // the whole ledger comes in here; its spend per experiment is summed once.
-  const std::map<std::string, double> experiment_spent = experiment_spend(ledger, as_of);
+  // The per-experiment cap counts an experiment's life: its spend to as_of, summed once.
+  return build_spend_report(policy, ledger, experiment_spend(ledger, as_of), months, planned, as_of, rule);
+}
+
+SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<LedgerRecord>& ledger,
+                               const std::map<std::string, double>& experiment_spent,
+                               const std::vector<std::pair<std::string, double>>& months,
+                               const std::vector<ExperimentCheck>& planned, const std::string& as_of, const DecisionRule& rule) {
   SpendReport r;
   r.rule = rule;
   const Period period = period_containing(as_of, policy.period);

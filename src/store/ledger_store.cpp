@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <set>
 
+#include "gpuplan/experiments.hpp"
 #include "gpuplan/units.hpp"
 #include "io/usage/ledger.hpp"
 
@@ -89,6 +91,19 @@ std::vector<SpendSums> LedgerStore::sum_spend_and_scan(const std::vector<SpendQu
                                                        const std::string& last, const std::function<void(LedgerRecord&&)>& visit) {
   std::vector<SpendSums> sums = sum_spend(queries);
   scan_dates(first, last, visit);
+  return sums;
+}
+
+std::vector<SpendSums> LedgerStore::sum_spend_and_scan_families(const std::vector<SpendQuery>& queries, const std::string& first,
+                                                                const std::string& last,
+                                                                const std::function<void(LedgerRecord&&)>& visit) {
+  std::vector<LedgerRecord> to_last;
+  std::vector<SpendSums> sums = sum_spend_and_scan(queries, "", last, [&](LedgerRecord&& r) { to_last.push_back(std::move(r)); });
+  std::set<std::string> measured;
+  for (const LedgerRecord& r : to_last)
+    if (r.has_outcomes()) measured.insert(family_of(r));
+  for (LedgerRecord& r : to_last)
+    if (r.date.compare(first) >= 0 || (!measured.empty() && measured.count(family_of(r)))) visit(std::move(r));
   return sums;
 }
 

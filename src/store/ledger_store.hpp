@@ -77,6 +77,14 @@ class LedgerStore {
   // which reads whole records anyway, serves both from one pass.
   virtual std::vector<SpendSums> sum_spend_and_scan(const std::vector<SpendQuery>& queries, const std::string& first,
                                                     const std::string& last, const std::function<void(LedgerRecord&&)>& visit);
+  // What `report` reads: the sums of `queries`, and, oldest first, the records dated `first` to
+  // `last` plus the earlier ones of every experiment family (family_of) in which some record to
+  // `last` carries measured outcomes (a family decides from its whole history; a ledger without
+  // outcomes needs only the period). By default every record to `last` is read and filtered;
+  // SQLite reads whole rows only for the records it hands over.
+  virtual std::vector<SpendSums> sum_spend_and_scan_families(const std::vector<SpendQuery>& queries, const std::string& first,
+                                                             const std::string& last,
+                                                             const std::function<void(LedgerRecord&&)>& visit);
   // Problems a reader skipped (a torn last line of a JSONL file), to print as warnings.
   virtual std::vector<std::string> warnings() const { return {}; }
   // The store in words, for messages ("SQLite spend.db").

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 #include <string>
 #include <thread>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/experiments.hpp"
 #include "io/text/files.hpp"
 #include "io/usage/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
@@ -26,6 +28,10 @@ constexpr int kSchemaVersion = 2;
   "CREATE INDEX ledger_team ON ledger (team, month);"                                  \
   "CREATE INDEX ledger_user ON ledger (user_name, month);"                             \
   "CREATE INDEX ledger_experiment ON ledger (experiment, month);"
+// The record columns, in the order read_records reads them.
+#define GPUPLAN_LEDGER_RECORD_COLUMNS \
+  "SELECT seq, id, date, experiment, team, user_name, provider, cost, currency, gpu_hours, tokens, outcomes FROM ledger"
+
 // A prepared statement finalized however its scope ends: a visitor or a bind that throws must
 // not leak the statement (and with it the connection, which sqlite3_close refuses to free).
 class Statement {
@@ -204,6 +210,37 @@ class SqliteLedger : public LedgerStore {
     return out;
   }
 
+  // The sums from the narrow pass; whole rows only for the period and, when some record carries
+  // outcomes, for the measured families' earlier records. On a 1M-record ledger without outcomes
+  // this reads a month's rows rather than all of them (report read every row whole).
+  std::vector<SpendSums> sum_spend_and_scan_families(const std::vector<SpendQuery>& queries, const std::string& first,
+                                                     const std::string& last,
+                                                     const std::function<void(LedgerRecord&&)>& visit) override {
+    std::vector<SpendSums> sums = sum_spend(queries);
+    std::set<std::string> measured;
+    {
+      Statement st(prepare(GPUPLAN_LEDGER_RECORD_COLUMNS " WHERE outcomes != '' AND date <= ?1 ORDER BY seq"));
+      sqlite3_bind_text(st, 1, last.c_str(), -1, SQLITE_TRANSIENT);
+      read_records(st, [&](LedgerRecord&& r) { measured.insert(family_of(r)); });
+    }
+    if (measured.empty()) {
+      scan_dates(first, last, visit);
+      return sums;
+    }
+    // A record without outcomes has the family of its experiment's name; those with outcomes
+    // are all in measured families.
+    LedgerRecord plain;
+    auto keep = [&](sqlite3_stmt* st) {
+      if (sqlite3_column_bytes(st, 11) > 0 || column_text(st, 2).compare(first) >= 0) return true;
+      assign_text(plain.experiment, st, 3);
+      return measured.count(family_of(plain)) > 0;
+    };
+    Statement st(prepare(GPUPLAN_LEDGER_RECORD_COLUMNS " WHERE date <= ?1 ORDER BY seq"));
+    sqlite3_bind_text(st, 1, last.c_str(), -1, SQLITE_TRANSIENT);
+    read_records(st, visit, keep);
+    return sums;
+  }
+
   std::string describe() const override { return "SQLite database " + path_; }
 
  private:
@@ -221,10 +258,13 @@ class SqliteLedger : public LedgerStore {
     sqlite3_bind_text(st, 2, period.empty() ? "9999-99" : period.c_str(), -1, SQLITE_TRANSIENT);
   }
 
-  // Hands each row of a statement selecting the record columns (as scan's) to `visit`.
-  void read_records(sqlite3_stmt* st, const std::function<void(LedgerRecord&&)>& visit) {
+  // Hands each row of a statement selecting the record columns (as scan's) to `visit`; with
+  // `keep`, only the rows it accepts (it sees the row before any column is decoded into a record).
+  void read_records(sqlite3_stmt* st, const std::function<void(LedgerRecord&&)>& visit,
+                    const std::function<bool(sqlite3_stmt*)>& keep = nullptr) {
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      if (keep && !keep(st)) continue;
       LedgerRecord r;
       r.where = SourceLocation{path_, sqlite3_column_int(st, 0), 0};
       std::string* text[] = {&r.id, &r.date, &r.experiment, &r.team, &r.user, &r.provider};

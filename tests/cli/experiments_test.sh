@@ -76,6 +76,26 @@ has c1.txt "^utilization vision low 0.58 image_input,micro_batch" "the vision fa
 has c1.txt "^units vision samples 10.9375" "cost per million samples: 175 over 16M samples"
 has c1.txt "^units stalled requests 1.5222" "cost per 1,000 requests: 137 over 90k requests"
 
+# Issue 31: report reads whole records only for the period and for the families with outcomes
+# (SQLite leaves the rest to its narrow sums). As of 2026-12-05 (no December record) the families
+# still decide from every earlier run: the same as of 2026-11-30, from both stores, and a plain
+# October run of a measured family counts in it (improving: 5 records, 44 + 7 spent).
+cp "$L" "$TMP/later.jsonl"
+expect 0 "an earlier plain run of improving" -- "$G" ledger add --ledger "$TMP/later.jsonl" --id early --date 2026-10-20 --experiment improving/z --cost 7
+expect 0 "a plain run of no family with outcomes" -- "$G" ledger add --ledger "$TMP/later.jsonl" --id quiet --date 2026-10-21 --experiment quiet/a --cost 3
+expect 0 "import into SQLite" -- "$G" ledger import "$TMP/later.jsonl" --ledger "$TMP/later.db"
+families() {  # families LEDGER DATE: the report's families as sorted JSON
+  "$G" report --ledger "$1" --date "$2" --format json | python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin).get('families'), sort_keys=True))"
+}
+families "$TMP/later.jsonl" 2026-11-30 >"$TMP/fam-want.json"
+python3 -c "import json,sys; f={x['family']: x for x in json.load(open(sys.argv[1]))}; assert f['improving']['records']==5 and f['improving']['spent']==51 and 'quiet' not in f, f" \
+  "$TMP/fam-want.json" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: the earlier plain run is not in its family"; }
+for s in "$TMP/later.jsonl" "$TMP/later.db"; do
+  families "$s" 2026-12-05 >"$TMP/fam-got.json"
+  if cmp -s "$TMP/fam-want.json" "$TMP/fam-got.json"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $s: families a month later differ"; diff "$TMP/fam-want.json" "$TMP/fam-got.json"; fi
+done
+
 # A ledger made before outcomes existed (schema version 1, as the previous gpuplan wrote it)
 # still opens: its rows read as records without outcomes, and the first writer adds the column.
 python3 - "$TMP/old.db" <<'PY'

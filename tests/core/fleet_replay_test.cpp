@@ -335,3 +335,60 @@ TEST_CASE("the per-team queue starts the jobs the rescanned queue started, job f
     }
   }
 }
+
+TEST_CASE("a sweep of many fleets gives each fleet's figures, in order, as replaying it alone does", "[fleet_replay][sweep]") {
+  // The sweep spreads its fleets over threads; each option must still be its own fleet's replay
+  // and money, at its place in the (owned, wait) order, whichever thread ran it.
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> team(0, 2), width(0, 3), when(0, 400), len(1, 40), coin(0, 1);
+  const char* teams[] = {"a", "b", "c"};
+  std::vector<ReplayJob> jobs;
+  for (int i = 0; i < 300; ++i) {
+    ReplayJob j;
+    j.team = teams[team(rng)];
+    j.arrival = when(rng) * 600.0;
+    j.duration = len(rng) * 600.0;
+    j.gpus = 1 << width(rng);
+    j.checkpoints = coin(rng);
+    jobs.push_back(j);
+  }
+  Provider cloud;
+  cloud.id = "cloud";
+  cloud.currency = "USD";
+  Offer x1;
+  x1.id = "x1";
+  x1.provider = "cloud";
+  x1.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 2.00;
+  FleetCostTerms terms;
+  terms.on_demand.offers = {RentOffer{&x1, &cloud, 1.0}};
+  std::vector<int> owned;
+  for (int n = 0; n <= 40; n += 2) owned.push_back(n);
+  const std::vector<std::optional<double>> waits = {0.0, 1800.0, std::nullopt};
+  const std::map<std::string, int> quota = {{"b", 6}};
+  const FleetSweep s = sweep_fleet(jobs, owned, waits, quota, terms, 2.0);
+  REQUIRE(s.options.size() == owned.size() * waits.size());
+  const std::vector<CloudPrice> prices = cloud_prices(jobs, terms);
+  int cheapest = -1;
+  for (std::size_t k = 0; k < s.options.size(); ++k) {
+    const FleetOption& o = s.options[k];
+    const FleetPolicy p{owned[k / waits.size()], waits[k % waits.size()], quota};
+    REQUIRE(o.policy.owned_gpus == p.owned_gpus);
+    REQUIRE(o.policy.burst_after == p.burst_after);
+    const ReplayResult r = replay_fleet(jobs, p);
+    const FleetMonth m = fleet_month(r, jobs, prices, p, terms);
+    CHECK(o.replay.jobs.empty());  // dropped once priced
+    CHECK(o.replay.owned_busy_gpu_hours == r.owned_busy_gpu_hours);
+    CHECK(o.replay.window_end == r.window_end);
+    CHECK(o.replay.all.p50_hours == r.all.p50_hours);
+    CHECK(o.replay.all.p95_hours == r.all.p95_hours);
+    CHECK(o.replay.all.burst == r.all.burst);
+    REQUIRE(o.replay.teams.size() == r.teams.size());
+    for (std::size_t t = 0; t < r.teams.size(); ++t) CHECK(o.replay.teams[t].p95_hours == r.teams[t].p95_hours);
+    CHECK(o.month.total == m.total);
+    CHECK(o.month.on_demand == m.on_demand);
+    CHECK(o.meets_target == (r.all.p95_hours <= 2.0));
+    if (o.meets_target && (cheapest < 0 || m.total < s.options[static_cast<std::size_t>(cheapest)].month.total)) cheapest = static_cast<int>(k);
+  }
+  CHECK(s.cheapest == cheapest);
+  CHECK(s.cheapest >= 0);
+}
