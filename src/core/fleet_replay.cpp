@@ -11,6 +11,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -305,7 +306,13 @@ void for_each_index(std::size_t n, const std::function<void(std::size_t)>& work)
     }
   };
   std::vector<std::future<void>> helpers;
-  for (std::size_t t = 1; t < threads; ++t) helpers.push_back(std::async(std::launch::async, drain));
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.push_back(std::async(std::launch::async, drain));
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had (a container's limit): the ones started, and this one, do the rest
+    }
+  }
   std::exception_ptr error;
   try {
     drain();

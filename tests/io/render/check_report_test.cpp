@@ -161,7 +161,13 @@ TEST_CASE("diff: changed, added, removed and same rows, with totals", "[render][
   const CheckedSpec added = costing(50, 3600, 1073741824.0), removed = costing(30, 1800, 0), same = costing(10, 900, 0);
   DiffReport d;
   d.currency = "USD";
-  d.rows = {{"a", &a_before, &a_after}, {"new", nullptr, &added}, {"gone", &removed, nullptr}, {"same-one", &same, &same}};
+  d.rows = {{"a", &a_before, &a_after, {}}, {"new", nullptr, &added, {}}, {"gone", &removed, nullptr, {}}, {"same-one", &same, &same, {}}};
+  std::vector<CostChange> costs;  // decided by the core, as `gpuplan diff` does
+  for (DiffRow& row : d.rows) {
+    row.cost = cost_change(row.before ? &row.before->check : nullptr, row.after ? &row.after->check : nullptr);
+    costs.push_back(row.cost);
+  }
+  d.total = total_change(costs);
 
   const nlohmann::json j = diff_json(d);
   CHECK(j["experiments"][0] == nlohmann::json::parse(R"({"name": "a", "change": "changed", "cost_before": 100, "cost_after": 150.25,
