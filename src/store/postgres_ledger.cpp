@@ -121,9 +121,10 @@ class PostgresLedger : public LedgerStore {
   }
 
   void scan_dates(const std::string& first, const std::string& last, const std::function<void(LedgerRecord&&)>& visit) override {
+    // An empty bound is open, as in the other stores (whose dates compare as text).
     read_records("SELECT seq, id, to_char(date, 'YYYY-MM-DD'), experiment, team, user_name, provider, cost, currency, "
                  "gpu_hours, tokens, outcomes FROM gpuplan_ledger WHERE date BETWEEN $1::date AND $2::date ORDER BY seq",
-                 {first, last}, visit);
+                 {first.empty() ? "0001-01-01" : first, last.empty() ? "9999-12-31" : last}, visit);
   }
 
   // Summed by the server, one GROUP BY per query; `sum(cost ORDER BY seq)` adds in record order
