@@ -121,6 +121,9 @@ TokenFlops training_flops_per_token(const ModelArch& m, const ParamCounts& pc, c
   const double head = n - std::max(0.0, pc.active - pc.embedding - pc.lm_head);
   const double layer_fwd = 2.0 * (n - head - m.layers * unrecomputed_layer_params(m, w));
   if (w.checkpointing == Checkpointing::full) hw += std::max(0.0, layer_fwd) + attn / 3.0;
+  // torchtitan's op policy keeps the attention kernel's output and every other matmul's: the
+  // matmuls in between are rerun (its pointwise ops too, which cost no GEMM time).
+  else if (op_selective_checkpointing(w)) hw += 2.0 * m.layers * op_sac_recomputed_weights(m);
   else if (w.checkpointing == Checkpointing::selective) hw += attn / 3.0;
   f.hardware = hw;
   return f;
