@@ -57,6 +57,7 @@ ServingJob job_for(const Route& route, const ResolvedModel& rm, const Setup& s, 
                                       std::to_string(m.attention_heads) + " attention heads");
   ServingJob j{m, count_params(m), s.cfg, s.req, s.targets, s.traffic, s.scaling, s.run.spec.bill, f.tensor_parallel, s.cold_start};
   j.traffic.mean_requests_per_second *= route.share;
+  j.node_shape = s.run.spec.node_shape;
   return j;
 }
 
