@@ -32,8 +32,8 @@ struct PipelineFigures {
   double tokens_per_second = 0;          // useful tokens the GPUs consume at the estimated speed
   double bytes_per_token = 0;            // as stored: raw text, or 2/4-byte token ids
   double storage_bytes_per_second = 0;   // needed
-  std::optional<double> storage_limit;   // bytes/s available: --storage-bandwidth, else the offer's network
-  bool storage_from_network = false;     // the limit is the instances' network (the sheet's figure)
+  std::optional<double> storage_limit;   // bytes/s available: --storage-bandwidth, else the nodes' network
+  bool storage_from_network = false;     // the limit is the nodes' network (the sheet's, else --network)
   double cpu_cores_needed = 0;           // to tokenise that (0 when pre-tokenised)
   std::optional<double> tokenise_limit;  // tokens/s the --cpu-cores sustain
   double fed_tokens_per_second = 0;      // what the pipeline delivers (== tokens_per_second when it keeps up)
@@ -41,7 +41,10 @@ struct PipelineFigures {
   double slowdown = 1;                   // step time x this when bound
 };
 
-// `tokens_per_second`: useful tokens at the GPUs' estimated speed; `instances` rented for the job.
-PipelineFigures input_pipeline(double tokens_per_second, const PipelineSpec& p, const Offer& offer, int instances, int vocab_size);
+// `tokens_per_second`: useful tokens at the GPUs' estimated speed; `network_bytes_per_second`: what
+// the job's nodes together read over their network (nullopt when no network is known). Remote
+// storage is read over it, so without --storage-bandwidth it bounds the read rate.
+PipelineFigures input_pipeline(double tokens_per_second, const PipelineSpec& p, std::optional<double> network_bytes_per_second,
+                               int vocab_size);
 
 }  // namespace gpuplan

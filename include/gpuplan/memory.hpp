@@ -53,6 +53,21 @@ const char* kv_cache_dtype_name(const Workload& w);
 // at most the window, MLA its latent, split by kv_cache_split and over the pipeline's stages.
 double kv_cache_bytes_per_gpu(const ModelArch& m, const Workload& w, double context);
 
+// torchtitan's per-op selective activation checkpointing (activation_checkpoint.mode =
+// "selective", selective_ac_option = "op"; torchtitan/parallelisms/parallelize_llama.py at
+// 9dec370): each decoder layer is a checkpointed region that keeps its input and the outputs of
+// the ops on the save list (matmuls, the attention kernel, TP's reduce-scatter), except every
+// second matmul counted in the order they run; all else is recomputed in backward.
+bool op_selective_checkpointing(const Workload& w);
+// Bytes one layer keeps per token under that policy, before tensor parallelism: the layer's
+// input, the outputs of its 1st, 3rd, 5th ... matmul (a Llama layer: q, v, gate and down of
+// q, k, v, o, gate, up, down) and the attention kernel's output with its fp32 log-sum-exp. An
+// MoE layer's routed experts run in grouped GEMMs, which are not on the list: recomputed.
+double op_sac_saved_bytes_per_token(const ModelArch& m, const Workload& w);
+// Weights per layer whose matmuls the policy reruns in backward (every second one: k, o and
+// up in a Llama layer; all of an MoE layer's active experts).
+double op_sac_recomputed_weights(const ModelArch& m);
+
 // Bytes per stored weight for a format (quantisation constants included).
 double bytes_per_weight(WeightFormat f, bool double_quant);
 

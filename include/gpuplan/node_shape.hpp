@@ -31,7 +31,14 @@ std::optional<double> link_kind_gbps(const std::vector<Gpu>& gpus, const std::st
 std::vector<std::string> link_kinds(const std::vector<Gpu>& gpus);
 
 // `l` with what the shape states put in its place; a stated link of `gpu`'s own kind is `gpu`'s figure.
+// The network is the exception: a sheet that publishes its network is what that offer rents, so
+// --network fills in only where `l` has none (the user's own machines, --owned, silent sheets).
 Links shaped_links(Links l, const NodeShape& s, const Gpu& gpu);
+
+// Where a job's node-to-node figure comes from on an offer whose own links are `offer_links`.
+enum class NetworkSource { sheet, stated, assumed };
+const char* to_string(NetworkSource s);  // "sheet", "--network", "assumed"
+NetworkSource network_source(const Links& offer_links, const NodeShape& s);
 
 // Whether a job of `gpus` GPUs over `l` talks across nodes on the 10 GbE figure assumed when no
 // network is known (kUnknownInterNodeGbps).

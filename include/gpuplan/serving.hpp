@@ -12,6 +12,8 @@
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/cost.hpp"
 #include "gpuplan/model.hpp"
+#include "gpuplan/node_shape.hpp"
+#include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
 #include "gpuplan/workload.hpp"
 
@@ -78,6 +80,9 @@ struct ServingRequest {
 // tensor_parallel = GPUs per replica, constants.overhead_bytes), batching and constants.
 struct ServingConfig {
   Workload workload;
+  // What joins a replica's GPUs (the offer's links as a stated node shape restates them; the same
+  // job_links training runs on). nullopt: the GPU's own link, the whole replica in one node.
+  std::optional<Links> links;
   Batching batching = Batching::continuous;
   ServingConstants k;
 };
@@ -210,7 +215,8 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
                      const ServingRequest& r, const Traffic& t, const Scaling& s, const LatencyTargets& targets);
 
 struct ServingCost {
-  int replicas_per_instance = 0;
+  int replicas_per_instance = 0;      // per instance, or per the instances one replica joins
+  int instances_per_replica = 1;      // > 1 when a stated node shape joins instances into a replica
   int instances = 0;                  // at peak
   std::int64_t gpus_billed = 0;       // instances x the instance's GPUs
   double per_month = 0;               // billed, tax included
@@ -246,11 +252,14 @@ struct ServingJob {
   Traffic traffic;
   Scaling scaling;
   RunInputs bill;                               // pricing, tax, start-up override
-  int tensor_parallel = 0;                      // 0: search 1, 2, 4, 8 within the instance
+  int tensor_parallel = 0;                      // 0: search 1, 2, 4, 8 within the node
   std::optional<double> cold_start_seconds;     // else start-up + weights read at the speed below
   // Weights are read from storage at this speed on a cold start (the same 1 GB/s assumption as
   // --checkpoint-write-speed; a local NVMe is faster, a network volume slower).
   double weight_load_bytes_per_second = 1e9;
+  // The user's own machines (--node-shape): GPUs per node and their link, as training takes
+  // them; a replica stays in one node, and a node of several instances bills each of them.
+  NodeShape node_shape;
 };
 
 // The best tensor-parallel degree on one offer; money in the display currency.

@@ -4,6 +4,7 @@
 // over the links the catalog gives. Pure: no I/O, no catalog lookups.
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/model.hpp"
@@ -74,6 +75,14 @@ struct Links {
   double host_link_gbps = 0;    // per GPU to host memory (PCIe); 0 = from the GPU (host_link_gbps)
 };
 
+// Seconds a ring collective moving `passes` x (n-1)/n of `bytes` per member takes (all-reduce: 2
+// passes) over a group of `size` GPUs, `local` of them on each node, while `busy` GPUs of each
+// node run the same collective in their own groups and share its network. Hierarchical, as
+// NCCL runs it: inside a node over the intra-node link, between nodes over the node's network
+// (kUnknownInterNodeGbps when unknown); the two phases pipeline, so the slower sets the time.
+// Training's collectives and serving's tensor-parallel all-reduces both run on it.
+double collective_seconds(double bytes, double passes, int size, int local, int busy, const Links& l, double link_efficiency);
+
 // PCIe bandwidth between a GPU and host memory, GB/s one direction: the GPU's own link when it
 // is a PCIe card, else PCIe 5.0 x16 (64) for Hopper/Blackwell SXM boards and PCIe 4.0 x16 (32)
 // for older ones (PCI-SIG per-lane rates x 16 lanes).
@@ -135,7 +144,8 @@ struct DecodeTime {
   double tokens_per_second = 0;      // all sequences
   double prefill_tokens_per_second = 0;
 };
+// `links`: what the replica's GPUs are joined by (job_links); nullopt = the GPU's own link, one node.
 DecodeTime estimate_decode(const ModelArch& m, const ParamCounts& pc, const Workload& w, const Gpu& gpu,
-                           const TimeConstants& k = {});
+                           const TimeConstants& k = {}, const std::optional<Links>& links = std::nullopt);
 
 }  // namespace gpuplan

@@ -22,9 +22,11 @@ enum class Loss { standard, chunked, fused };
 // (torchtune with torch.compile, Unsloth) that stream the weights near full memory bandwidth.
 enum class QloraBackend { bitsandbytes, fused };
 // Which training engine's saved tensors size the activations: Hugging Face eager modules (fp32
-// RMSNorm inputs, unfused SwiGLU), or Megatron-Core with Transformer Engine (fused norm+linear
-// and SwiGLU keeping 16-bit tensors; Korthikanti et al. 2022).
-enum class ActivationProfile { hf, megatron };
+// RMSNorm inputs, unfused SwiGLU; Hugging Face under FSDP keeps the same tensors), Megatron-Core
+// with Transformer Engine (fused norm+linear and SwiGLU keeping 16-bit tensors; Korthikanti et
+// al. 2022), or torchtitan (Hugging Face-shaped Llama modules, whose "selective" checkpointing is
+// its per-op policy: op_sac_saved_bytes_per_token in memory.hpp).
+enum class ActivationProfile { hf, megatron, torchtitan };
 
 // LoRA target projections, a bit set.
 enum LoraTarget : unsigned {

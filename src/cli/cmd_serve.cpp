@@ -55,7 +55,17 @@ ServingJob job_for(const Route& route, const ResolvedModel& rm, const Setup& s, 
   if (f.tensor_parallel > 0 && m.attention_heads % f.tensor_parallel != 0)
     bad_flag("--tensor-parallel", std::to_string(f.tensor_parallel) + " does not divide " + m.id + "'s " +
                                       std::to_string(m.attention_heads) + " attention heads");
-  ServingJob j{m, count_params(m), s.cfg, s.req, s.targets, s.traffic, s.scaling, s.run.spec.bill, f.tensor_parallel, s.cold_start};
+  ServingJob j{.model = m,
+               .params = count_params(m),
+               .cfg = s.cfg,
+               .req = s.req,
+               .targets = s.targets,
+               .traffic = s.traffic,
+               .scaling = s.scaling,
+               .bill = s.run.spec.bill,
+               .tensor_parallel = f.tensor_parallel,
+               .cold_start_seconds = s.cold_start,
+               .node_shape = s.run.spec.node_shape};
   j.traffic.mean_requests_per_second *= route.share;
   return j;
 }

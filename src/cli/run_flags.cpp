@@ -138,7 +138,7 @@ void add_data_options(CLI::App& cmd, RunFlags& f) {
   cmd.add_option("--idle", f.idle, "Share of billed time doing no work (data loading, eval)")->capture_default_str();
   cmd.add_option("--startup", f.startup, "Billed start-up time per launch (default: the sheet's)");
   cmd.add_option("--dataset-size", f.dataset_size, "Dataset kept in storage during the run, e.g. 50GB")->capture_default_str();
-  cmd.add_option("--storage-bandwidth", f.storage_bandwidth, "Training data read rate, all instances together, e.g. 500MB (per second; default: the offer's network)");
+  cmd.add_option("--storage-bandwidth", f.storage_bandwidth, "Training data read rate, all instances together, e.g. 500MB (per second; default: the nodes' network, the sheet's else --network)");
   cmd.add_option("--cpu-cores", f.cpu_cores, "CPU cores tokenising and packing training data on the fly (all instances)");
   cmd.add_flag("--pretokenized", f.pretokenized, "Training data is stored as token ids: nothing to tokenise");
   cmd.add_option("--tokenize-rate", f.tokenize_rate, "Tokens one CPU core tokenises per second (default: 110k, measured; README)");

@@ -199,7 +199,11 @@ void add_replica_options(CLI::App& cmd, ServeFlags& f) {
       ->transform([](std::string v) { return v == "none" ? std::string("native") : v; });  // old spelling of native
   cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();
   cmd.add_option("--precision", f.precision, "Activations: bf16 | fp16 | fp32")->capture_default_str();
-  cmd.add_option("--tensor-parallel", f.tensor_parallel, "GPUs per replica (default: try 1, 2, 4, 8 and keep the cheapest)");
+  cmd.add_option("--tensor-parallel", f.tensor_parallel, "GPUs per replica (default: try 1, 2, 4, 8 within a node and keep the cheapest)");
+  // --node-shape as training takes it; --network is not registered: a replica never leaves its node.
+  cmd.add_option("--node-shape", f.run.node_shape,
+                 "Your machines: GPUs per node and their link, e.g. 4xpcie4 (a replica's TP runs over it; several 1-GPU "
+                 "instances joined into one node are each billed)");
   cmd.add_option("--batching", f.batching, "continuous | static")->capture_default_str();
   cmd.add_option("--memory-utilization", f.memory_utilization, "Share of GPU memory the engine takes (vLLM default 90%)");
   cmd.add_option("--max-batch", f.max_batch, "Most sequences per replica (vLLM max_num_seqs, default 256)");

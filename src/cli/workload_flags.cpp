@@ -141,9 +141,13 @@ void add_memory_options(CLI::App& cmd, WorkloadFlags& f) {
   cmd.add_option("--seq-len,--context", f.seq_len, "Tokens per sequence (default: 2048, or the model's max context if shorter)");
   cmd.add_flag("--allow-long-context", f.allow_long_context, "Allow --seq-len beyond the model's max context");
   cmd.add_option("--attention", f.attention, "eager | sdpa | flash")->capture_default_str();
-  cmd.add_option("--checkpointing", f.checkpointing, "Activation checkpointing: none | selective | full")->capture_default_str();
+  cmd.add_option("--checkpointing", f.checkpointing,
+                 "Activation checkpointing: none | selective (attention scores recomputed; with --activations torchtitan, "
+                 "torchtitan's per-op policy: every other matmul recomputed) | full")
+      ->capture_default_str();
   cmd.add_option("--activations", f.activations,
-                 "Training engine whose saved tensors size the activations: hf (Hugging Face eager, also FSDP) | megatron (Megatron-Core with Transformer Engine)")
+                 "Training engine whose saved tensors size the activations: hf (Hugging Face eager, also FSDP) | megatron "
+                 "(Megatron-Core with Transformer Engine) | torchtitan")
       ->capture_default_str();
   cmd.add_option("--loss", f.loss, "Cross-entropy: standard (fp32 upcast) | chunked | fused")->capture_default_str();
   cmd.add_option("--kv-cache-dtype", f.kv_dtype, "native | fp16 | bf16 | fp8 | int8")->capture_default_str();

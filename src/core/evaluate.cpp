@@ -47,7 +47,7 @@ StepTime step_time(const PreparedJob& j, const Gpu& gpu, const Offer& offer) {
   const Workload& w = j.workload;
   if (is_training(w.method))
     return estimate_step_time(*j.model, *j.params, w, j.grad_accum, gpu, job_links(w, offer, gpu, *j.run), j.time);
-  const DecodeTime d = estimate_decode(*j.model, *j.params, w, gpu, j.time);
+  const DecodeTime d = estimate_decode(*j.model, *j.params, w, gpu, j.time, job_links(w, offer, gpu, *j.run));
   const int replicas = inference_replicas(w);
   StepTime t;
   t.step_seconds = d.step_seconds;
@@ -61,11 +61,16 @@ StepTime step_time(const PreparedJob& j, const Gpu& gpu, const Offer& offer) {
 
 // Training reads and tokenises its data at the GPUs' pace; when storage or the CPUs are slower,
 // the GPUs wait and every step stretches by the shortfall (seed 000: fix the data pipeline).
-void feed_gpus(const PreparedJob& j, const Offer& offer, OfferEvaluation& e) {
+void feed_gpus(const PreparedJob& j, const Gpu& gpu, const Offer& offer, OfferEvaluation& e) {
   const RunSpec& run = *j.run;
-  const int instances = instances_on_offer(j.workload, offer, run);
+  // Remote storage is read over the nodes' network: the same links the collectives cross
+  // (the sheet's network, else --network), on every node the job occupies.
+  const Links l = job_links(j.workload, offer, gpu, run);
+  const int nodes = (std::max(1, j.workload.gpus) + std::max(1, l.gpus_per_node) - 1) / std::max(1, l.gpus_per_node);
+  std::optional<double> network;
+  if (l.inter_node_gbps > 0) network = l.inter_node_gbps * 1e9 * nodes;
   const double useful = e.time.tokens_per_second * std::clamp(run.padding_efficiency, 1e-6, 1.0);
-  e.pipeline = input_pipeline(useful, run.pipeline, offer, instances, j.model->vocab_size);
+  e.pipeline = input_pipeline(useful, run.pipeline, network, j.model->vocab_size);
   const double s = e.pipeline->slowdown;
   if (!(s > 1)) return;
   e.time.step_seconds *= s;
@@ -186,8 +191,10 @@ void evaluate_prepared(const PreparedJob& j, const Gpu& gpu, const Offer& offer,
   if (e.excluded != Exclusion::none) return;
 
   e.time = step_time(j, gpu, offer);
-  e.network_assumed = is_training(w.method) && network_assumed(w.gpus, job_links(w, offer, gpu, run));
-  if (is_training(w.method)) feed_gpus(j, offer, e);
+  // Training's collectives span the whole job; an inference replica's, its TP x PP GPUs.
+  const int span = is_training(w.method) ? w.gpus : std::max(1, w.tensor_parallel) * std::max(1, w.pipeline_parallel);
+  e.network_assumed = network_assumed(span, job_links(w, offer, gpu, run));
+  if (is_training(w.method)) feed_gpus(j, gpu, offer, e);
   const double useful_per_step = e.time.tokens_per_step * std::clamp(run.padding_efficiency, 1e-6, 1.0);
   if (run.tokens) {
     e.tokens = *run.tokens;

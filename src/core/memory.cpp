@@ -1,6 +1,7 @@
 #include "gpuplan/memory.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace gpuplan {
@@ -95,6 +96,7 @@ double per_layer_params(const ParamCounts& pc, const ModelArch& m) {
 // input and a 4-byte fp32 rsigma (and mean, for LayerNorm) per token.
 double norm_input_bytes(const ModelArch& m, const Workload& w, double e) {
   const double h = m.hidden_size;
+  // torchtitan's RMSNorm is Hugging Face's: _norm(x.float()).type_as(x).
   if (w.activations == ActivationProfile::megatron) return e * h + (m.norm == NormKind::rmsnorm ? 4.0 : 8.0);
   return m.norm == NormKind::rmsnorm ? 4.0 * h : e * h;
 }
@@ -160,6 +162,56 @@ double layer_activation_bytes_per_token(const ModelArch& m, const Workload& w, d
   }
   return bytes;
 }
+
+
+// One decoder layer's matmuls in the order they run (q, k, v, o, then the dense MLP's gate, up
+// and down, or fc1 and fc2), as output width and weights per token. An MoE layer's routed
+// experts (grouped GEMMs) are left out: op_sac_* count them apart.
+struct LayerMatmuls {
+  std::array<LinearShape, 7> mm{};
+  int count = 0;
+};
+LayerMatmuls layer_matmuls(const ModelArch& m) {
+  const LayerShapes s = layer_shapes(m);
+  LayerMatmuls l;
+  for (LinearShape x : {s.q, s.k, s.v, s.o}) l.mm[static_cast<std::size_t>(l.count++)] = x;
+  if (m.experts > 0) return l;
+  if (s.gate.in) l.mm[static_cast<std::size_t>(l.count++)] = s.gate;
+  l.mm[static_cast<std::size_t>(l.count++)] = s.up;
+  l.mm[static_cast<std::size_t>(l.count++)] = s.down;
+  return l;
+}
+
+}  // namespace
+
+bool op_selective_checkpointing(const Workload& w) {
+  return w.activations == ActivationProfile::torchtitan && w.checkpointing == Checkpointing::selective;
+}
+
+double op_sac_saved_bytes_per_token(const ModelArch& m, const Workload& w) {
+  const double e = activation_bytes(w.precision);
+  const double q = static_cast<double>(m.attention_heads) * m.head_dim;
+  // The region's input, and the attention kernel's output with its fp32 log-sum-exp per head.
+  double bytes = e * m.hidden_size + e * q + 4.0 * m.attention_heads;
+  const LayerMatmuls l = layer_matmuls(m);
+  for (int n = 0; n < l.count; n += 2) bytes += e * l.mm[static_cast<std::size_t>(n)].out;  // the 1st, 3rd, ...
+  return bytes;
+}
+
+double op_sac_recomputed_weights(const ModelArch& m) {
+  const LayerMatmuls l = layer_matmuls(m);
+  double weights = 0;
+  for (int n = 1; n < l.count; n += 2) weights += static_cast<double>(l.mm[static_cast<std::size_t>(n)].in) * l.mm[static_cast<std::size_t>(n)].out;
+  if (m.experts > 0) {
+    const LayerShapes s = layer_shapes(m);
+    const double expert = static_cast<double>(s.gate.in) * s.gate.out + static_cast<double>(s.up.in) * s.up.out +
+                          static_cast<double>(s.down.in) * s.down.out;
+    weights += m.experts_per_token * expert;
+  }
+  return weights;
+}
+
+namespace {
 
 }  // namespace
 
@@ -253,13 +305,23 @@ double stage_activation_bytes(const ModelArch& m, const Workload& w, double toke
   double replicated = m.norms_per_layer * norm_input_bytes(m, w, e) + (w.dropout ? 2.0 * m.hidden_size : 0.0);
   if (w.sequence_parallel || tp == 1) replicated = 0;
   double kept = 0, working = 0;
-  if (w.checkpointing == Checkpointing::full) {
+  const double whole_layer = (per_layer - replicated) / tp + replicated;
+  if (op_selective_checkpointing(w)) {
+    // torchtitan's op policy: each layer keeps its input (replicated across TP without sequence
+    // parallelism) and its saved matmul and attention outputs (split by TP); backward holds the
+    // rest of one layer again while it recomputes it.
+    const double input = e * m.hidden_size;
+    const double saved = std::min(per_layer, op_sac_saved_bytes_per_token(m, w));
+    const double layer_kept = (saved - input) / tp + (w.sequence_parallel ? input / tp : input);
+    kept = active_layers * interleave * layer_kept;
+    working = std::max(0.0, whole_layer - layer_kept);
+  } else if (w.checkpointing == Checkpointing::full) {
     // Each layer's input is kept; one layer at a time is recomputed in full for backward.
     const double input = e * m.hidden_size;
     kept = active_layers * interleave * (w.sequence_parallel ? input / tp : input);
-    working = (per_layer - replicated) / tp + replicated;
+    working = whole_layer;
   } else {
-    kept = active_layers * interleave * ((per_layer - replicated) / tp + replicated);
+    kept = active_layers * interleave * whole_layer;
   }
   return tokens * (kept + working);
 }
@@ -294,6 +356,11 @@ double weight_bytes(const ModelArch& m, const ParamCounts& pc, const Workload& w
     const double stored_bytes_per_param = weights / pc.total();
     const double layer = per_layer_params(pc, m) * stored_bytes_per_param;
     weights = weights / shard + 2 * layer;
+    // torchtitan wraps each decoder layer and then the model itself (parallelize_llama.py at
+    // 9dec370): the root unit's embeddings and output stay gathered from the first forward to the
+    // last backward, since FSDP2 never reshards the root after forward.
+    if (w.activations == ActivationProfile::torchtitan && std::max(1, w.pipeline_parallel) == 1)
+      weights += (pc.embedding + pc.lm_head) * stored_bytes_per_param * (1.0 - 1.0 / shard) / tp;
   }
   if (w.offload == Offload::optimizer_params && zero_params) {
     cpu += pc.total() * native_weight_bytes(w.precision);

@@ -25,8 +25,22 @@ Links shaped_links(Links l, const NodeShape& s, const Gpu& gpu) {
   if (s.gpus_per_node > 0) l.gpus_per_node = s.gpus_per_node;
   if (!s.link.empty() && s.link == gpu.interconnect_kind && gpu.interconnect_gbps > 0) l.intra_node_gbps = gpu.interconnect_gbps;
   else if (s.link_gbps > 0) l.intra_node_gbps = s.link_gbps;
-  if (s.network_gbps > 0) l.inter_node_gbps = s.network_gbps / 8.0;  // Gb/s -> GB/s
+  if (network_source(l, s) == NetworkSource::stated) l.inter_node_gbps = s.network_gbps / 8.0;  // Gb/s -> GB/s
   return l;
+}
+
+const char* to_string(NetworkSource s) {
+  switch (s) {
+    case NetworkSource::sheet: return "sheet";
+    case NetworkSource::stated: return "--network";
+    case NetworkSource::assumed: return "assumed";
+  }
+  return "?";
+}
+
+NetworkSource network_source(const Links& offer_links, const NodeShape& s) {
+  if (offer_links.inter_node_gbps > 0) return NetworkSource::sheet;
+  return s.network_gbps > 0 ? NetworkSource::stated : NetworkSource::assumed;
 }
 
 }  // namespace gpuplan

@@ -74,23 +74,49 @@ double attention_flops(const ModelArch& m, double context) {
   return 2.0 * attention_macs_per_token(m, context);
 }
 
-// Two all-reduces per layer of `tokens` hidden states.
+// What joins one replica's GPUs: the configured links (job_links), else the GPU's own link with
+// the whole replica in one node.
+Links replica_links(const Gpu& gpu, const ServingConfig& c) {
+  if (c.links) return *c.links;
+  Links l;
+  l.gpus_per_node = tp_of(c) * pp_of(c);
+  l.intra_node_gbps = gpu.interconnect_gbps;
+  return l;
+}
+
+// GPUs of one replica on each node: a replica fills a node before it spans the next.
+int replica_per_node(const Links& l, const ServingConfig& c) { return std::max(1, std::min(tp_of(c) * pp_of(c), l.gpus_per_node)); }
+
+// Two all-reduces per layer of `tokens` hidden states, over the links the TP group crosses:
+// inside a node its link, across nodes the nodes' network (collective_seconds, as training).
 double tp_comm_seconds(const ModelArch& m, const Gpu& gpu, const ServingConfig& c, double tokens) {
   const int tp = tp_of(c);
   if (tp <= 1) return 0;
-  const double bytes = tokens * m.hidden_size * activation_bytes(c.workload.precision) * 2.0 * (tp - 1) / tp;
-  const double link = gpu.interconnect_gbps * 1e9 * c.k.link_efficiency;
-  const double per = c.k.allreduce_latency_seconds + (link > 0 ? bytes / link : 0.0);
+  const Links l = replica_links(gpu, c);
+  const int local = std::min(tp, replica_per_node(l, c));
+  const double bytes = tokens * m.hidden_size * activation_bytes(c.workload.precision);
+  const double per = c.k.allreduce_latency_seconds + collective_seconds(bytes, 2, tp, local, local, l, c.k.link_efficiency);
   return 2.0 * m.layers * per;
 }
 
-// Pipeline hops: each of the pp-1 stage boundaries sends the pass's hidden states onward.
+// Pipeline hops: each of the pp-1 stage boundaries sends the pass's hidden states onward, inside
+// a node over its link, between nodes over the network the stage's GPUs share.
 double pp_hop_seconds(const ModelArch& m, const Gpu& gpu, const ServingConfig& c, double tokens) {
   const int pp = pp_of(c);
   if (pp <= 1) return 0;
-  const double bytes = tokens * m.hidden_size * activation_bytes(c.workload.precision) / tp_of(c);
-  const double link = gpu.interconnect_gbps * 1e9 * c.k.link_efficiency;
-  return (pp - 1.0) * (c.k.allreduce_latency_seconds + (link > 0 ? bytes / link : 0.0));
+  const int tp = tp_of(c);
+  const Links l = replica_links(gpu, c);
+  const int per_node = replica_per_node(l, c);
+  const double bytes = tokens * m.hidden_size * activation_bytes(c.workload.precision) / tp;
+  // Stages per node; a boundary between two nodes is crossed pp/stages_per_node - 1 times.
+  const int stages_per_node = std::max(1, per_node / tp);
+  const double inter_hops = per_node >= tp * pp ? 0.0 : std::ceil(static_cast<double>(pp) / stages_per_node) - 1.0;
+  const double intra_hops = (pp - 1.0) - inter_hops;
+  const double intra = l.intra_node_gbps * 1e9 * c.k.link_efficiency;
+  const double inter = (l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps) * 1e9 * c.k.link_efficiency /
+                       std::min(tp, per_node);
+  return intra_hops * (c.k.allreduce_latency_seconds + (intra > 0 ? bytes / intra : 0.0)) +
+         inter_hops * (c.k.allreduce_latency_seconds + bytes / inter);
 }
 
 PassTime finish(double memory_s, double compute_s, double comm_s, const ServingConfig& c) {

@@ -119,18 +119,24 @@ std::optional<ServingCost> price_serving(const Offer& offer, const Provider& pro
                                          const ReplicaPlan& rp, const FleetPlan& f, const Scaling& s, const RunInputs& bill) {
   const int tp = tp_of(c);
   const int per_instance = std::max(1, offer.gpus);
-  if (per_instance < tp || f.replicas < 1) return std::nullopt;
+  // A replica wider than one instance runs only where a stated node shape joins instances into
+  // one node (serve_on checks); it then takes whole instances, billed together as one unit.
+  const int joined = (tp + per_instance - 1) / per_instance;
+  if ((joined > 1 && !c.links) || f.replicas < 1) return std::nullopt;
   const auto price = offer.price(bill.pricing);
   if (!price) return std::nullopt;
   ServingCost sc;
-  sc.replicas_per_instance = per_instance / tp;
-  sc.instances = (f.replicas + sc.replicas_per_instance - 1) / sc.replicas_per_instance;
+  const int unit_gpus = joined * per_instance;
+  sc.instances_per_replica = joined;
+  sc.replicas_per_instance = unit_gpus / tp;  // per unit: 1 when a replica joins instances
+  const int units = (f.replicas + sc.replicas_per_instance - 1) / sc.replicas_per_instance;
+  sc.instances = units * joined;
   sc.gpus_billed = static_cast<std::int64_t>(sc.instances) * per_instance;  // replicas <= max_fleet_gpus: no overflow
   const double tax = bill.tax_rate.value_or(provider.tax_rate.value_or(0.0));
   sc.rate_per_hour = *price * per_instance * (1.0 + tax);
 
   RunInputs in = bill;
-  in.gpus = per_instance;  // one instance; scaled below
+  in.gpus = unit_gpus;  // one unit (an instance, or the instances one replica joins); scaled below
   in.idle_fraction = 0;
   std::optional<RunCost> rc;
   if (!s.autoscale) {
@@ -138,7 +144,7 @@ std::optional<ServingCost> price_serving(const Offer& offer, const Provider& pro
     in.startup_seconds = 0;
     rc = price_run(offer, provider, in);
     if (!rc) return std::nullopt;
-    sc.per_month = rc->total * sc.instances;
+    sc.per_month = rc->total * units;
   } else {
     // An instance is up whenever one of its replicas is: below one replica on average that is
     // the replicas' own on-time; above it, replicas pack into instances (elastic lower bound).
@@ -164,7 +170,8 @@ std::optional<ServingCost> price_serving(const Offer& offer, const Provider& pro
   if (f.output_tokens_per_month > 0) sc.per_million_output_tokens = sc.per_month / f.output_tokens_per_month * 1e6;
   if (f.requests_per_month > 0) sc.per_request = sc.per_month / f.requests_per_month;
   if (rp.tokens_per_second > 0)
-    sc.at_full_load_per_million_output_tokens = sc.rate_per_hour / sc.replicas_per_instance / (rp.tokens_per_second * 3600) * 1e6;
+    sc.at_full_load_per_million_output_tokens =
+        sc.rate_per_hour * joined / sc.replicas_per_instance / (rp.tokens_per_second * 3600) * 1e6;
   return sc;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/evaluate.hpp"
 #include "gpuplan/serving.hpp"
 
 namespace gpuplan {
@@ -31,8 +32,10 @@ bool better(const ServingOption& a, const ServingOption& b) {
 }
 
 // One degree on one offer; nullopt with `why` and `refusal` when it cannot serve.
-std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidate& w, int tp, std::string& why, ServingRefusal& refusal) {
-  const ServingConfig cfg = with_tp(j.cfg, tp);
+std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidate& w, const Links& links, int tp, std::string& why,
+                                      ServingRefusal& refusal) {
+  ServingConfig cfg = with_tp(j.cfg, tp);
+  cfg.links = links;
   const std::string tp_note = tp > 1 ? " (TP" + std::to_string(tp) + ")" : "";
   ServingOption o;
   o.where = w;
@@ -70,16 +73,20 @@ std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidat
 }  // namespace
 
 std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& w, std::string& why, ServingRefusal& refusal) {
-  const int per = std::max(1, w.offer->gpus);
+  // The same links training runs on: the offer's, as a stated node shape restates them. A replica
+  // stays inside one node: the instance, or the node a stated shape joins instances into.
+  const Links links = shaped_links(offer_links(*w.offer, *w.gpu), j.node_shape, *w.gpu);
+  const int per = std::max(1, links.gpus_per_node);
   const std::vector<int> tps = degrees(j, per);
   refusal = ServingRefusal::cannot_host;
   why = "no tensor-parallel degree divides the model's " + std::to_string(j.model.attention_heads) + " heads";
   if (!tps.empty() && tps.front() > per)
-    why = "needs " + std::to_string(tps.front()) + " GPUs per replica; the instance has " + std::to_string(per);
+    why = "needs " + std::to_string(tps.front()) + " GPUs per replica; the " +
+          (j.node_shape.gpus_per_node > 0 ? "stated node" : "instance") + " has " + std::to_string(per);
   std::optional<ServingOption> best;
   for (int tp : tps) {
     if (tp > per) continue;
-    auto o = serve_at(j, w, tp, why, refusal);
+    auto o = serve_at(j, w, links, tp, why, refusal);
     if (o && (!best || better(*o, *best))) best = std::move(o);
   }
   return best;
@@ -99,7 +106,9 @@ ServingSearch search_serving(const ServingJob& j, const std::vector<ServingCandi
   // Past the KV capacity too, up to twice the knee, so the knee shows even where memory binds first.
   const std::int64_t cap = std::max<std::int64_t>(1, b.plan.capacity.max_concurrent_sequences);
   const std::int64_t knee = static_cast<std::int64_t>(b.plan.knee_batch);
-  out.roofline = roofline(j.model, j.params, *b.where.gpu, with_tp(j.cfg, b.tp), j.req,
+  ServingConfig best_cfg = with_tp(j.cfg, b.tp);
+  best_cfg.links = shaped_links(offer_links(*b.where.offer, *b.where.gpu), j.node_shape, *b.where.gpu);
+  out.roofline = roofline(j.model, j.params, *b.where.gpu, best_cfg, j.req,
                           std::max(cap, std::min<std::int64_t>(2 * knee, 8192)));
   out.roofline_capacity = cap;
   return out;

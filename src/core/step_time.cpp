@@ -26,24 +26,8 @@ struct Group {
   int busy = 1;
 };
 
-// A ring collective moving `passes` x (n-1)/n of `bytes` per member (all-reduce: 2 passes;
-// reduce-scatter or all-gather: 1), done hierarchically as NCCL does across nodes: inside the
-// node over NVLink/PCIe, then between nodes, where each node's NICs carry every local group's
-// share of the ring that spans the nodes. The two phases pipeline: the slower one sets the time.
-double collective_seconds(double bytes, double passes, const Group& g, const Links& l, const TimeConstants& k) {
-  if (g.size <= 1 || bytes <= 0) return 0;
-  const int local = std::max(1, std::min(g.local, g.size));
-  const int nodes = (g.size + local - 1) / local;
-  double t = 0;
-  if (local > 1 && l.intra_node_gbps > 0)
-    t = passes * (local - 1.0) / local * bytes / (l.intra_node_gbps * 1e9 * k.link_efficiency);
-  if (nodes > 1) {
-    const double inter = l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps;
-    const double groups_per_node = std::max(1.0, static_cast<double>(g.busy) / local);
-    const double node_bytes = groups_per_node * passes * (nodes - 1.0) / nodes * bytes;
-    t = std::max(t, node_bytes / (inter * 1e9 * k.link_efficiency));
-  }
-  return t;
+double collective_seconds(const double bytes, const double passes, const Group& g, const Links& l, const TimeConstants& k) {
+  return gpuplan::collective_seconds(bytes, passes, g.size, g.local, g.busy, l, k.link_efficiency);
 }
 
 // The job's layout, Megatron's rank order: TP innermost, then CP, DP, and PP outermost.
@@ -83,6 +67,23 @@ double unrecomputed_layer_params(const ModelArch& m, const Workload& w) {
 
 }  // namespace
 
+double collective_seconds(double bytes, double passes, int size, int local_members, int busy, const Links& l,
+                          double link_efficiency) {
+  if (size <= 1 || bytes <= 0) return 0;
+  const int local = std::max(1, std::min(local_members, size));
+  const int nodes = (size + local - 1) / local;
+  double t = 0;
+  if (local > 1 && l.intra_node_gbps > 0) t = passes * (local - 1.0) / local * bytes / (l.intra_node_gbps * 1e9 * link_efficiency);
+  if (nodes > 1) {
+    // Each node's NICs carry every local group's share of the ring that spans the nodes.
+    const double inter = l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps;
+    const double groups_per_node = std::max(1.0, static_cast<double>(busy) / local);
+    const double node_bytes = groups_per_node * passes * (nodes - 1.0) / nodes * bytes;
+    t = std::max(t, node_bytes / (inter * 1e9 * link_efficiency));
+  }
+  return t;
+}
+
 double host_link_gbps(const Gpu& gpu) {
   if (gpu.interconnect_kind.rfind("pcie", 0) == 0 && gpu.interconnect_gbps > 0) return gpu.interconnect_gbps;
   if (gpu.architecture == "hopper" || gpu.architecture == "blackwell") return 64;
@@ -121,6 +122,9 @@ TokenFlops training_flops_per_token(const ModelArch& m, const ParamCounts& pc, c
   const double head = n - std::max(0.0, pc.active - pc.embedding - pc.lm_head);
   const double layer_fwd = 2.0 * (n - head - m.layers * unrecomputed_layer_params(m, w));
   if (w.checkpointing == Checkpointing::full) hw += std::max(0.0, layer_fwd) + attn / 3.0;
+  // torchtitan's op policy keeps the attention kernel's output and every other matmul's: the
+  // matmuls in between are rerun (its pointwise ops too, which cost no GEMM time).
+  else if (op_selective_checkpointing(w)) hw += 2.0 * m.layers * op_sac_recomputed_weights(m);
   else if (w.checkpointing == Checkpointing::selective) hw += attn / 3.0;
   f.hardware = hw;
   return f;
@@ -350,12 +354,13 @@ StepTime estimate_step_time(const ModelArch& m, const ParamCounts& pc, const Wor
 }
 
 DecodeTime estimate_decode(const ModelArch& m, const ParamCounts& pc, const Workload& w, const Gpu& gpu,
-                           const TimeConstants& k) {
+                           const TimeConstants& k, const std::optional<Links>& links) {
   // One decode model: serving's forward pass (src/core/serving.cpp) with this workload's weight
   // format, KV dtype, precision and tensor parallelism, the time model's bandwidth constants,
   // each sequence at half its context on average.
   ServingConfig c;
   c.workload = w;
+  c.links = links;
   c.k.bandwidth_efficiency = k.bandwidth_efficiency;
   c.k.quantised_bandwidth_factor = k.quantised_bandwidth_factor;
   c.k.step_overhead_seconds = k.step_overhead_seconds;

@@ -40,7 +40,8 @@ constexpr Names<KvDtype, 5> kKv{{{KvDtype::native, "native"}, {KvDtype::fp16, "f
                                  {KvDtype::fp8, "fp8"}, {KvDtype::int8, "int8"}}};
 constexpr Names<Loss, 3> kLoss{{{Loss::standard, "standard"}, {Loss::chunked, "chunked"}, {Loss::fused, "fused"}}};
 constexpr Names<QloraBackend, 2> kQloraBackends{{{QloraBackend::bitsandbytes, "bitsandbytes"}, {QloraBackend::fused, "fused"}}};
-constexpr Names<ActivationProfile, 2> kActivationProfiles{{{ActivationProfile::hf, "hf"}, {ActivationProfile::megatron, "megatron"}}};
+constexpr Names<ActivationProfile, 3> kActivationProfiles{
+    {{ActivationProfile::hf, "hf"}, {ActivationProfile::megatron, "megatron"}, {ActivationProfile::torchtitan, "torchtitan"}}};
 
 template <class E, std::size_t N>
 const char* name_of(const Names<E, N>& names, E v) {

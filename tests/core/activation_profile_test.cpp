@@ -6,6 +6,7 @@
 
 #include "core/test_models.hpp"
 #include "gpuplan/memory.hpp"
+#include "gpuplan/step_time.hpp"
 
 using namespace gpuplan;
 
@@ -103,4 +104,88 @@ TEST_CASE("Megatron/TE never keeps more than HF eager, nor less than the inputs 
               ++checked;
             }
   CHECK(checked > 100);
+}
+
+TEST_CASE("torchtitan's per-op selective checkpointing of a Llama layer, counted by hand", "[memory][activations]") {
+  const ModelArch m = testing::llama31_8b();  // h 4096, q 4096, kv 1024, i 14336, 32 heads
+  const double tokens = 4096, layers = 32;
+  Workload w = full_ft(ActivationProfile::torchtitan);
+  // Without checkpointing torchtitan's modules keep what Hugging Face's do.
+  const double whole = 2 * 4 * 4096 + 8192 + 8192 + (12288 + 8192 + 128) + 4 * 2 * 14336;
+  CHECK(activations(m, w) == Approx(tokens * layers * whole));
+  // The op policy keeps, per token and layer in bf16: the layer's input 8192; the 1st, 3rd, 5th
+  // and 7th matmul outputs of q, k, v, o, gate, up, down: q 8192, v 2048, gate 28672, down 8192;
+  // flash attention's output 8192 and fp32 log-sum-exp 4 x 32. Backward recomputes one layer's rest.
+  w.checkpointing = Checkpointing::selective;
+  const double saved = 8192 + 8192 + 2048 + 28672 + 8192 + 8192 + 128;
+  CHECK(op_sac_saved_bytes_per_token(m, w) == Approx(saved));
+  CHECK(activations(m, w) == Approx(tokens * (layers * saved + (whole - saved))));
+  // Under Megatron/TE and Hugging Face profiles "selective" stays the attention-score recompute.
+  w.activations = ActivationProfile::hf;
+  CHECK(activations(m, w) == Approx(tokens * layers * whole));
+}
+
+TEST_CASE("torchtitan's op policy reruns the k, o and up matmuls and not attention", "[time][activations]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  Workload w = full_ft(ActivationProfile::torchtitan);
+  const double none = training_flops_per_token(m, pc, w).hardware;
+  w.checkpointing = Checkpointing::selective;
+  // k 4096 x 1024, o 4096 x 4096, up 4096 x 14336, two FLOPs a weight, 32 layers.
+  const double rerun = 2.0 * 32 * (4096.0 * 1024 + 4096.0 * 4096 + 4096.0 * 14336);
+  CHECK(op_sac_recomputed_weights(m) == Approx(4096.0 * 1024 + 4096.0 * 4096 + 4096.0 * 14336));
+  CHECK(training_flops_per_token(m, pc, w).hardware == Approx(none + rerun));
+  CHECK(training_flops_per_token(m, pc, w).model == Approx(training_flops_per_token(m, pc, full_ft(ActivationProfile::hf)).model));
+}
+
+TEST_CASE("torchtitan's op policy keeps between full checkpointing and none, and reruns less than full",
+          "[memory][activations][time][property]") {
+  int checked = 0;
+  for (const ModelArch& m : {testing::llama32_3b(), testing::llama31_8b(), testing::llama31_70b(), gpt(24, 2048, 16)})
+    for (Method method : {Method::full, Method::pretrain})
+      for (std::int64_t seq : {512, 4096, 32768})
+        for (int tp : {1, 8})
+          for (bool sp : {false, true}) {
+            if (sp && tp == 1) continue;
+            Workload w = full_ft(ActivationProfile::torchtitan);
+            w.method = method;
+            w.seq_len = seq;
+            w.gpus = tp;
+            w.tensor_parallel = tp;
+            w.sequence_parallel = sp;
+            const ParamCounts pc = count_params(m);
+            const double none = activations(m, w);
+            const TokenFlops f0 = training_flops_per_token(m, pc, w);
+            w.checkpointing = Checkpointing::full;
+            const double full = activations(m, w);
+            const double full_hw = training_flops_per_token(m, pc, w).hardware;
+            w.checkpointing = Checkpointing::selective;
+            const double op = activations(m, w);
+            const TokenFlops f = training_flops_per_token(m, pc, w);
+            INFO(m.id << " seq " << seq << " tp " << tp << " sp " << sp);
+            CHECK(op <= none * (1 + 1e-12));
+            CHECK(op >= full * (1 - 1e-12));
+            CHECK(f.hardware > f0.hardware);
+            CHECK(f.hardware < full_hw);
+            CHECK(f.model == Approx(f0.model));
+            ++checked;
+          }
+  CHECK(checked == 4 * 2 * 3 * 3);
+}
+
+TEST_CASE("torchtitan's FSDP root unit keeps the embeddings and output gathered, by hand", "[memory][activations]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  Workload w = full_ft(ActivationProfile::hf);
+  w.gpus = 8;
+  w.sharding = Sharding::fsdp;
+  const double hf = estimate_memory(m, pc, w)[MemComponent::weights];
+  w.activations = ActivationProfile::torchtitan;
+  const double titan = estimate_memory(m, pc, w)[MemComponent::weights];
+  // 128256 x 4096 embedding and output in bf16, gathered: each GPU adds the 7/8 it does not own.
+  CHECK(titan - hf == Approx(2.0 * 128256 * 4096 * 2 * 7.0 / 8));
+  // Never more than the whole unsharded model plus the two layers FSDP keeps gathered.
+  w.gpus = 1;
+  w.sharding = Sharding::ddp;
+  CHECK(titan < estimate_memory(m, pc, w)[MemComponent::weights]);
 }

@@ -134,3 +134,104 @@ TEST_CASE("evaluation times a 1-GPU offer on the stated shape and flags the assu
   run.node_shape.gpus_per_node = 2;  // 4 a machine do not fit a shape of 2
   CHECK(evaluate_offer(m, pc, w, gpu, offer, provider, run).excluded == Exclusion::bad_layout);
 }
+
+TEST_CASE("--network fills in only where the sheet publishes no network", "[time][node_shape]") {
+  const Gpu gpu = catalog_gpus()[2];
+  NodeShape s;
+  s.network_gbps = 100;
+  // A silent sheet (or your own machines): yours, 100 Gb/s = 12.5 GB/s.
+  CHECK(network_source(Links{8, 450, 0, 0}, s) == NetworkSource::stated);
+  CHECK(shaped_links(Links{8, 450, 0, 0}, s, gpu).inter_node_gbps == Approx(12.5));
+  // A cloud sheet that publishes 3,200 Gb/s rents that network: it stays.
+  CHECK(network_source(Links{8, 450, 400, 0}, s) == NetworkSource::sheet);
+  CHECK(shaped_links(Links{8, 450, 400, 0}, s, gpu).inter_node_gbps == Approx(400));
+  s.network_gbps = 0;
+  CHECK(network_source(Links{8, 450, 0, 0}, s) == NetworkSource::assumed);
+}
+
+TEST_CASE("remote training data is read over the nodes' network, --network included", "[pipeline][node_shape]") {
+  const Gpu gpu = catalog_gpus()[0];
+  const ModelArch m = testing::llama32_3b();
+  const ParamCounts pc = count_params(m);
+  Offer offer;
+  offer.id = "rtx-4090-x1";
+  offer.provider = "p";
+  offer.gpu = gpu.id;
+  offer.gpus = 1;
+  offer.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 0.5;
+  Provider provider;
+  provider.id = "p";
+  Workload w;
+  w.method = Method::lora;
+  w.gpus = 8;
+  w.micro_batch = 1;
+  w.seq_len = 2048;
+  RunSpec run;
+  run.gpus_fixed = true;
+  run.steps = 10;
+  run.node_shape.gpus_per_node = 8;  // one box: the collectives stay inside it, the data comes over the network
+  CHECK_FALSE(evaluate_offer(m, pc, w, gpu, offer, provider, run).pipeline->storage_limit);  // no network known
+  // One box on 0.00016 Gb/s (20 kB/s) reads 20 kB/s of raw text, 5,208 tokens/s: below what 8 cards train.
+  run.node_shape.network_gbps = 0.00016;
+  const OfferEvaluation e = evaluate_offer(m, pc, w, gpu, offer, provider, run);
+  REQUIRE(e.pipeline);
+  REQUIRE(e.pipeline->storage_limit);
+  CHECK(*e.pipeline->storage_limit == Approx(2e4));
+  CHECK(e.pipeline->storage_from_network);
+  CHECK(e.pipeline->bound == PipelineBound::storage);
+}
+
+TEST_CASE("an inference replica's TP all-reduces cross the links the offer and node shape give",
+          "[time][node_shape][serving]") {
+  const Gpu gpu = catalog_gpus()[2];  // NVLink 450 GB/s
+  const ModelArch m = testing::llama31_70b();
+  const ParamCounts pc = count_params(m);
+  Workload w;
+  w.method = Method::inference;
+  w.gpus = 8;
+  w.tensor_parallel = 8;
+  w.micro_batch = 64;
+  w.seq_len = 1024;
+  const DecodeTime own = estimate_decode(m, pc, w, gpu);
+  CHECK(estimate_decode(m, pc, w, gpu, {}, Links{8, 450, 0, 0}).step_seconds == Approx(own.step_seconds));
+  // The same 8 GPUs as 8 machines on 100 Gb/s: slower, never faster; on 2 nodes of 4 in between.
+  const double apart = estimate_decode(m, pc, w, gpu, {}, Links{1, 450, 12.5, 0}).step_seconds;
+  const double two = estimate_decode(m, pc, w, gpu, {}, Links{4, 450, 12.5, 0}).step_seconds;
+  CHECK(two > own.step_seconds);
+  CHECK(apart >= two);
+  // By hand: 2 all-reduces a layer of 64 tokens x 8192 x 2 bytes; across 8 nodes each carries
+  // 2 x 7/8 of it over 12.5 GB/s x 0.8, plus 20 us each; the rest of the step is the NVLink case's.
+  const double bytes = 64.0 * 8192 * 2;
+  const double nvlink = 2 * 7.0 / 8 * bytes / (450e9 * 0.8);
+  const double network = 2 * 7.0 / 8 * bytes / (12.5e9 * 0.8);
+  CHECK(apart - own.step_seconds == Approx(2 * 80 * (network - nvlink)));
+}
+
+TEST_CASE("an inference replica spread over more nodes never decodes faster when the network is the slower link",
+          "[time][node_shape][serving][property]") {
+  const Gpu gpu = catalog_gpus()[2];
+  int checked = 0;
+  for (const ModelArch& m : {testing::llama31_8b(), testing::llama31_70b()})
+    for (int tp : {2, 4, 8})
+      for (int pp : {1, 2})
+        for (std::int64_t batch : {1, 64})
+          for (double network : {0.0, 12.5, 50.0}) {  // 10 GbE (assumed), 100 Gb/s, 400 Gb/s a node
+            Workload w;
+            w.method = Method::inference;
+            w.tensor_parallel = tp;
+            w.pipeline_parallel = pp;
+            w.gpus = tp * pp;
+            w.micro_batch = batch;
+            w.seq_len = 2048;
+            const ParamCounts pc = count_params(m);
+            double previous = 0;
+            for (int per_node = tp * pp; per_node >= 1; per_node /= 2) {
+              const double step = estimate_decode(m, pc, w, gpu, {}, Links{per_node, 450, network, 0}).step_seconds;
+              INFO(m.id << " tp " << tp << " pp " << pp << " batch " << batch << " network " << network << " per node " << per_node);
+              CHECK(step >= previous * (1 - 1e-12));
+              previous = step;
+              ++checked;
+            }
+          }
+  CHECK(checked > 100);
+}

@@ -379,7 +379,17 @@ TEST_CASE("serve's offer search picks the tensor-parallel degree and explains ex
   Offer o1 = offer(1, 2.0), o8 = offer(8, 2.0);
   o1.provider = o8.provider = "p";
   const Gpu g = card();
-  ServingJob j{m, count_params(m), config(), request(512, 256), {}, Traffic{1.0, 1}, {}, RunInputs{}, 0, std::nullopt};
+  ServingJob j{.model = m,
+               .params = count_params(m),
+               .cfg = config(),
+               .req = request(512, 256),
+               .targets = {},
+               .traffic = Traffic{1.0, 1},
+               .scaling = {},
+               .bill = RunInputs{},
+               .tensor_parallel = 0,
+               .cold_start_seconds = std::nullopt,
+               .node_shape = {}};
   ServingSearch s = search_serving(j, {{&prov, &o1, &g, 1.0}, {&prov, &o8, &g, 2.0}});
   REQUIRE(s.options.size() == 2);
   CHECK(s.options.front().where.offer == &o1);  // one GPU at 2.00/h beats eight converted at 2x

@@ -75,15 +75,24 @@ nlohmann::json time_json(const EstimateReport& r) {
   return j;
 }
 
+// The engine whose saved tensors sized the activations, as the table title names it.
+const char* engine_name(const Workload& w) {
+  switch (w.activations) {
+    case ActivationProfile::megatron: return "Megatron/TE";
+    case ActivationProfile::torchtitan:
+      return w.checkpointing == Checkpointing::selective ? "torchtitan (per-op selective checkpointing)" : "torchtitan";
+    case ActivationProfile::hf: break;
+  }
+  return "HF eager";
+}
+
 Table memory_table(const EstimateReport& r) {
   const Workload& w = r.workload;
   const double total = r.memory.per_gpu_bytes();
   Table t;
   t.title = "Memory per GPU: " + r.model_name + ", " + to_string(w.method) + ", " + to_string(w.precision) + ", micro-batch " +
             std::to_string(w.micro_batch) + " x " + std::to_string(w.seq_len) + " tokens" +
-            (is_training(w.method) ? std::string(", activations as ") + (w.activations == ActivationProfile::megatron ? "Megatron/TE" : "HF eager") +
-                                         " saves them"
-                                   : "");
+            (is_training(w.method) ? std::string(", activations as ") + engine_name(w) + " saves them" : "");
   t.columns = {"component", "GiB", "share", ""};
   t.align = {Align::left, Align::right, Align::right, Align::left};
   t.csv_columns = {"component", "bytes", "share"};

@@ -112,11 +112,13 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
     j["kv_cache_dtype"] = kv_cache_dtype_name(e.workload);
   }
   if (e.hfu_asked > 1) j["hfu_clamped_from"] = e.hfu_asked;
-  if (is_training(e.workload.method)) {
+  {
+    // Training's collectives and an inference replica's TP all-reduces run over these links.
     const Links l = job_links(e.workload, *p.offer, *p.gpu, run.spec);
     j["links"] = {{"gpus_per_node", l.gpus_per_node},
                   {"intra_node_gbps", l.intra_node_gbps},
                   {"inter_node_gbps", l.inter_node_gbps > 0 ? l.inter_node_gbps : kUnknownInterNodeGbps},
+                  {"network_source", to_string(network_source(offer_links(*p.offer, *p.gpu), run.spec.node_shape))},
                   {"network_assumed", e.network_assumed},
                   {"node_shape_stated", run.spec.node_shape.stated()}};
   }
@@ -200,13 +202,17 @@ nlohmann::json excluded_json(const std::vector<PricedOffer>& offers, Pricing pri
 
 std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, const Workload& asked, bool gpus_fixed,
                                      const RunSettings& run) {
-  std::vector<std::string> storage, egress, no_rate, no_network, bnb_on_amd, notes;
+  std::vector<std::string> storage, egress, no_rate, no_network, bnb_on_amd, network_applied, network_kept, notes;
   bool spread = false, resharded = false, split = false, stale = false;
   double hfu_asked = 0;
   for (const auto& p : offers) {
     const OfferEvaluation& e = p.eval;
     stale = stale || prices_stale(*p.provider, run);
     if (e.network_assumed) add_once(no_network, p.offer->key());
+    if (run.spec.node_shape.network_gbps > 0) {
+      const bool applied = network_source(offer_links(*p.offer, *p.gpu), run.spec.node_shape) == NetworkSource::stated;
+      add_once(applied ? network_applied : network_kept, p.offer->key());
+    }
     if (e.workload.method == Method::qlora && e.workload.qlora_backend == QloraBackend::bitsandbytes && p.gpu->vendor == "amd")
       add_once(bnb_on_amd, p.gpu->id);
     spread = spread || e.workload.gpus != asked.gpus;
@@ -240,6 +246,10 @@ std::vector<std::string> offer_notes(const std::vector<PricedOffer>& offers, con
     notes.push_back("warning: the job spans nodes and no network is known (neither the sheet's network_gbps nor --network): 10 GbE "
                     "(1.25 GB/s per node) assumed, slow: " + join(no_network) +
                     (run.spec.node_shape.gpus_per_node > 0 ? "" : " (several GPUs in one machine: give --node-shape)"));
+  if (!network_applied.empty() || !network_kept.empty())
+    notes.push_back("--network " + num(run.spec.node_shape.network_gbps, 0) + " Gb/s is your machines' network: applied to " +
+                    (network_applied.empty() ? std::string("no offer") : join(network_applied)) +
+                    (network_kept.empty() ? "" : "; the sheet's published network kept for " + join(network_kept)));
   if (!bnb_on_amd.empty())
     notes.push_back("bitsandbytes QLoRA on AMD (" + join(bnb_on_amd) +
                     "): ROCm support is official from bitsandbytes 0.50 (experimental in 0.48 and 0.49, per its installation guide); "

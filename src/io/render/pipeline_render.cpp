@@ -25,7 +25,7 @@ nlohmann::json pipeline_json(const PipelineFigures& f) {
           {"bytes_per_token", f.bytes_per_token},
           {"storage_bytes_per_second", f.storage_bytes_per_second},
           {"storage_limit_bytes_per_second", opt(f.storage_limit)},
-          {"storage_limit_source", f.storage_limit ? nlohmann::json(f.storage_from_network ? "offer network" : "--storage-bandwidth")
+          {"storage_limit_source", f.storage_limit ? nlohmann::json(f.storage_from_network ? "network" : "--storage-bandwidth")
                                                    : nlohmann::json(nullptr)},
           {"cpu_cores_needed", f.cpu_cores_needed},
           {"tokenize_limit_tokens_per_second", opt(f.tokenise_limit)},
@@ -50,7 +50,7 @@ std::vector<std::string> pipeline_notes(const std::string& offer_key, const Pipe
   const double gpu_speed = f.tokens_per_second;  // before any stretch
   std::string line = "input pipeline on " + offer_key + ": the GPUs consume " + num(gpu_speed, 0) + " tokens/s = " +
                      mb(f.storage_bytes_per_second) + " of " + (f.bytes_per_token == kRawTextBytesPerToken ? "raw text" : "token ids");
-  if (f.storage_limit) line += " (storage: " + mb(*f.storage_limit) + (f.storage_from_network ? ", the offer's network" : ", --storage-bandwidth") + ")";
+  if (f.storage_limit) line += " (storage: " + mb(*f.storage_limit) + (f.storage_from_network ? ", the nodes' network" : ", --storage-bandwidth") + ")";
   if (f.cpu_cores_needed > 0)
     line += "; tokenising that takes " + num(f.cpu_cores_needed, 1) + " CPU cores" +
             (f.tokenise_limit ? " (--cpu-cores sustain " + num(*f.tokenise_limit, 0) + " tokens/s)" : " (--cpu-cores checks it; --pretokenized if stored as ids)");

@@ -43,6 +43,7 @@ json serving_option_json(const ServingOption& r, const ServeRowContext& c) {
           {"tensor_parallel", r.tp},
           {"replicas", r.fleet.replicas},
           {"replicas_per_instance", r.cost.replicas_per_instance},
+          {"instances_per_replica", r.cost.instances_per_replica},
           {"instances", r.cost.instances},
           {"gpus_billed", r.cost.gpus_billed},
           {"max_concurrent_sequences", p.capacity.max_concurrent_sequences},

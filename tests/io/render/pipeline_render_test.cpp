@@ -57,7 +57,7 @@ TEST_CASE("pipeline JSON carries raw figures, with null for what was not given",
       "tokenize_limit_tokens_per_second": null, "fed_tokens_per_second": 10000, "bound": null, "slowdown": 1})"));
   const nlohmann::json s = pipeline_json(storage_bound());
   CHECK(s["storage_limit_bytes_per_second"] == 5e6);
-  CHECK(s["storage_limit_source"] == "offer network");
+  CHECK(s["storage_limit_source"] == "network");
   CHECK(s["bound"] == "storage");
   CHECK(s["slowdown"] == 1.6);
   const nlohmann::json c = pipeline_json(cpu_bound());
@@ -78,7 +78,7 @@ TEST_CASE("a storage-bound pipeline names its limit and warns that the cost incl
         "the input pipeline (storage), not the GPUs, bounds this run: 1250000 tokens/s, 1.60x the GPU-bound step");
   const auto notes = pipeline_notes("p/o", storage_bound());
   REQUIRE(notes.size() == 2);
-  CHECK(notes[0] == "input pipeline on p/o: the GPUs consume 2000000 tokens/s = 8.00 MB/s of token ids (storage: 5.00 MB/s, the offer's network)");
+  CHECK(notes[0] == "input pipeline on p/o: the GPUs consume 2000000 tokens/s = 8.00 MB/s of token ids (storage: 5.00 MB/s, the nodes' network)");
   CHECK(notes[1] == "warning: the input pipeline (storage), not the GPUs, bounds this run: 1250000 tokens/s, 1.60x the GPU-bound step; "
                     "the wall time and cost shown include it (fix the data pipeline before buying compute: a faster GPU would wait on it too)");
 }
