@@ -15,6 +15,7 @@
 #include "cli/format_values.hpp"
 #include "cli/git_changed.hpp"
 #include "cli/project_config.hpp"
+#include "gpuplan/budget_lines.hpp"
 #include "gpuplan/plural.hpp"
 #include "gpuplan/units.hpp"
 #include "io/render/check_report.hpp"
@@ -75,7 +76,8 @@ std::vector<io::CheckedSpec> price_all(const Context& ctx, const std::vector<std
       p.check.team = x.team;
       p.check.status = x.status;
       p.check.where = SourceLocation{path, 1, 1};
-      for (const auto& e : x.doc.entries) p.check.lines[e.key] = e.where;
+      for (const auto& e : x.doc.entries)
+        if (rules_cite_key(e.key)) p.check.lines[e.key] = e.where;
       out.push_back(std::move(p));
     } catch (const InputErrors& e) {
       errors.insert(errors.end(), e.errors().begin(), e.errors().end());

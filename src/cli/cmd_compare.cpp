@@ -10,6 +10,7 @@
 #include "cli/owned_offer.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
+#include "gpuplan/offer_rows.hpp"
 #include "io/catalogs/shipped_data.hpp"
 #include "io/render/compare_report.hpp"
 
@@ -56,6 +57,19 @@ Sheets load_sheets(const Context& ctx, const std::vector<std::string>& paths) {
   return s;
 }
 
+// What the report says of the whole ranking: its size, best cost, whether any row meets the
+// limits, and the sheets' price warnings (in the order their rows rank, as price_warnings reads).
+void summarize(io::CompareReport& cr, const OfferRows& rows) {
+  cr.priced = rows.priced.size();
+  cr.excluded_count = rows.excluded.size();
+  cr.best_cost = rows.priced.empty() ? 0 : rows.priced.front().cost;
+  cr.limits_met = std::any_of(rows.priced.begin(), rows.priced.end(), [](const OfferRow& r) { return r.meets_limits; });
+  std::vector<const Provider*> sheets;
+  for (const auto& r : rows.priced)
+    if (std::find(sheets.begin(), sheets.end(), r.provider) == sheets.end()) sheets.push_back(r.provider);
+  cr.warnings = price_warnings(sheets, cr.run);
+}
+
 int run_compare(const Context& ctx, const CompareFlags& f) {
   const ResolvedModel rm = resolve_model(ctx, f.workload.model);
   const ModelArch& m = rm.arch;
@@ -77,14 +91,37 @@ int run_compare(const Context& ctx, const CompareFlags& f) {
 
   const std::optional<OwnedOffer> owned = build_owned_offer(ctx, f.owned, cr.run);
   const ParamCounts pc = count_params(m);
-  cr.set = evaluate_offers(c, m, pc, cr.workload, cr.run, build_offer_filter(f.filter, c));
+  // One compact row per offer (a million-row sheet is a million offers); full rows are built
+  // again, by the same evaluation, for the rows printed.
+  OfferRows rows = search_offers(c, m, pc, cr.workload, cr.run, build_offer_filter(f.filter, c));
   // The owner's GPUs beside the rented offers, whatever --provider/--region keep of those.
-  const bool owned_runs = owned && add_owned_offer(cr.set, *owned, m, pc, cr.workload, cr.run);
-  rank_offers(cr.set.priced, f.sort == "time");
-  collapse_regions(cr.set.priced);
-  for (const auto& w : price_warnings(cr.set.priced, cr.run)) ctx.warn(w);
-  cr.shown.assign(cr.set.priced.begin(), cr.set.priced.begin() + std::min<std::ptrdiff_t>(f.top, std::ssize(cr.set.priced)));
-  if (owned) keep_owned_shown(cr.shown, cr.set.priced, *owned);
+  bool owned_runs = false;
+  if (owned) {
+    OfferSet mine;
+    owned_runs = add_owned_offer(mine, *owned, m, pc, cr.workload, cr.run);
+    for (const auto& p : mine.priced) rows.priced.push_back(row_of(p));
+    for (const auto& p : mine.excluded) rows.excluded.push_back(row_of(p));
+  }
+  rank_offers(rows.priced, f.sort == "time");
+  collapse_regions(rows.priced);
+  summarize(cr, rows);
+  for (const auto& w : cr.warnings) ctx.warn(w);
+  auto full = [&](const OfferRow& row) { return price_row(row, m, pc, cr.workload, cr.run); };
+  const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(f.top), rows.priced.size());
+  for (std::size_t i = 0; i < top; ++i) cr.shown.push_back(full(rows.priced[i]));
+  if (owned) {  // kept among the rows shown, though it may rank below --top
+    auto mine = [&](const OfferRow& row) { return row.offer == &owned->offer(); };
+    const auto it = std::find_if(rows.priced.begin(), rows.priced.end(), mine);
+    if (it != rows.priced.end() && it - rows.priced.begin() >= static_cast<std::ptrdiff_t>(top)) cr.shown.push_back(full(*it));
+  }
+  for (const auto& s : cr.sheets) {
+    const auto it = std::find_if(rows.priced.begin(), rows.priced.end(), [&](const OfferRow& row) {
+      return std::find(s.provider_ids.begin(), s.provider_ids.end(), row.provider->id) != s.provider_ids.end();
+    });
+    cr.sheet_best.push_back(it == rows.priced.end() ? std::nullopt : std::optional<PricedOffer>(full(*it)));
+  }
+  if (ctx.json_output() || f.explain)
+    for (const auto& row : rows.excluded) cr.excluded.push_back(full(row));
   Report r;
   if (ctx.json_output()) r.json = io::compare_json(cr);  // only the format asked is built
   else r = Report{{}, io::compare_tables(cr), io::compare_notes(cr), {}};

@@ -9,6 +9,7 @@
 
 #include "cli/common.hpp"
 #include "cli/model_source.hpp"
+#include "gpuplan/budget_lines.hpp"
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/workload.hpp"
 #include "gpuplan/units.hpp"
@@ -348,7 +349,8 @@ PricedExperiment price_experiment(const Context& ctx, const Experiment& x, const
   c.approved_by = x.approved_by;
   c.status = x.status;
   c.where = SourceLocation{x.doc.path, 1, 1};
-  for (const auto& e : x.doc.entries) c.lines[e.key] = e.where;
+  for (const auto& e : x.doc.entries)
+    if (rules_cite_key(e.key)) c.lines[e.key] = e.where;  // the lines a rule may point at
   Context spec = ctx;  // the spec's own profile, if it names one; the same catalogs
   if (!x.profile.empty()) spec.options.profile = x.profile;
   try {

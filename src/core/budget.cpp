@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+
+#include "gpuplan/budget_lines.hpp"
 
 namespace gpuplan {
 
@@ -13,12 +16,19 @@ std::string money(double v, const std::string& currency) {
   return buf;
 }
 
+// `key` must be one rules_cite_key() lists: callers keep only those keys' lines.
 SourceLocation line_of(const std::map<std::string, SourceLocation>& lines, const std::string& key, const SourceLocation& fallback) {
   const auto it = lines.find(key);
   return it == lines.end() ? fallback : it->second;
 }
 
 }  // namespace
+
+bool rules_cite_key(std::string_view key) {
+  // Every spec key passed to line_of below.
+  constexpr std::string_view kCited[] = {"name", "status", "max_cost", "deadline", "checkpoint_every", "pricing", "approved_by"};
+  return std::find(std::begin(kCited), std::end(kCited), key) != std::end(kCited);
+}
 
 namespace {
 

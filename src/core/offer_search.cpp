@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/offer_rows.hpp"
 
 namespace gpuplan {
 
@@ -63,12 +64,13 @@ void convert_for_display(PricedOffer& row, const RunSettings& run) {
   if (run.budget) row.meets_budget = *row.total <= *run.budget;
 }
 
-OfferSet evaluate_offers(const Catalog& c, const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSettings& run,
-                         const OfferFilter& filter) {
-  OfferSet set;
-  std::size_t offers = 0;
-  for (const Provider& p : c.providers) offers += p.offers.size();
-  set.priced.reserve(offers);  // an upper bound: pages never written are never resident
+namespace {
+
+// Every offer of `c` that `filter` keeps, evaluated and converted, in catalog order, passed to
+// `keep(row, priced)`. One loop for the full rows and the compact ones, so both hold the same offers.
+template <class Keep>
+void for_each_priced(const Catalog& c, const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSettings& run,
+                     const OfferFilter& filter, Keep&& keep) {
   for (const Provider& p : c.providers) {
     for (const Offer& o : p.offers) {
       if (!offer_matches(filter, p, o, w, run.spec)) continue;
@@ -79,79 +81,144 @@ OfferSet evaluate_offers(const Catalog& c, const ModelArch& m, const ParamCounts
       row.offer = &o;
       row.gpu = g.found;
       row.eval = evaluate_offer(m, pc, w, *g.found, o, p, run.spec);
-      if (!row.eval.priced()) {
-        set.excluded.push_back(std::move(row));
-        continue;
-      }
-      convert_for_display(row, run);
-      set.priced.push_back(std::move(row));
+      const bool priced = row.eval.priced();
+      if (priced) convert_for_display(row, run);
+      keep(std::move(row), priced);
     }
   }
-  return set;
 }
 
-namespace {
-
-// Moves offers[order[k]] to position k for every k, in place (cycle by cycle), so a sort of
-// 784-byte rows costs one move per row and no second copy of the vector.
-void permute(std::vector<PricedOffer>& offers, std::vector<std::size_t>& order) {
-  for (std::size_t i = 0; i < offers.size(); ++i) {
-    if (order[i] == i) continue;
-    PricedOffer held = std::move(offers[i]);
-    std::size_t j = i;
-    while (order[j] != i) {
-      const std::size_t from = order[j];
-      offers[j] = std::move(offers[from]);
-      order[j] = j;
-      j = from;
-    }
-    offers[j] = std::move(held);
-    order[j] = j;
-  }
+std::size_t offer_count(const Catalog& c) {
+  std::size_t n = 0;
+  for (const Provider& p : c.providers) n += p.offers.size();
+  return n;
 }
 
 }  // namespace
 
-void rank_offers(std::vector<PricedOffer>& offers, bool by_time) {
-  std::vector<std::size_t> order(offers.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return by_time ? offers[a].sort_time() < offers[b].sort_time() : offers[a].sort_cost() < offers[b].sort_cost();
-  });
-  permute(offers, order);
-  mark_pareto_front(offers);
+OfferSet evaluate_offers(const Catalog& c, const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSettings& run,
+                         const OfferFilter& filter) {
+  OfferSet set;
+  set.priced.reserve(offer_count(c));  // an upper bound: pages never written are never resident
+  for_each_priced(c, m, pc, w, run, filter,
+                  [&](PricedOffer&& row, bool priced) { (priced ? set.priced : set.excluded).push_back(std::move(row)); });
+  return set;
 }
 
-void mark_pareto_front(std::vector<PricedOffer>& offers) {
-  // An offer is on the front when no other is at least as cheap and as fast and better in one.
+OfferRow row_of(const PricedOffer& p) {
+  OfferRow r;
+  r.provider = p.provider;
+  r.offer = p.offer;
+  r.gpu = p.gpu;
+  r.cost = p.sort_cost();
+  r.time = p.sort_time();
+  r.rate_per_hour = p.rate_per_hour;
+  r.gpus = p.eval.workload.gpus;
+  r.same_price_regions = p.same_price_regions;
+  r.pareto = p.pareto;
+  r.meets_limits = p.meets_limits();
+  return r;
+}
+
+OfferRows search_offers(const Catalog& c, const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSettings& run,
+                        const OfferFilter& filter) {
+  OfferRows rows;
+  rows.priced.reserve(offer_count(c));  // 64 bytes an offer; untouched pages stay unmapped
+  for_each_priced(c, m, pc, w, run, filter,
+                  [&](PricedOffer&& row, bool priced) { (priced ? rows.priced : rows.excluded).push_back(row_of(row)); });
+  return rows;
+}
+
+PricedOffer price_row(const OfferRow& r, const ModelArch& m, const ParamCounts& pc, const Workload& w, const RunSettings& run) {
+  PricedOffer p;
+  p.provider = r.provider;
+  p.offer = r.offer;
+  p.gpu = r.gpu;
+  p.eval = evaluate_offer(m, pc, w, *r.gpu, *r.offer, *r.provider, run.spec);
+  if (p.eval.priced()) convert_for_display(p, run);
+  p.pareto = r.pareto;
+  p.same_price_regions = r.same_price_regions;
+  return p;
+}
+
+namespace {
+
+// The coordinates the algorithms below read, for either kind of row.
+double cost_of(const PricedOffer& p) { return p.sort_cost(); }
+double cost_of(const OfferRow& r) { return r.cost; }
+double time_of(const PricedOffer& p) { return p.sort_time(); }
+double time_of(const OfferRow& r) { return r.time; }
+int gpus_of(const PricedOffer& p) { return p.eval.workload.gpus; }
+int gpus_of(const OfferRow& r) { return r.gpus; }
+
+// Moves rows[order[k]] to position k for every k, in place (cycle by cycle), so a sort of
+// 790-byte rows costs one move per row and no second copy of the vector.
+template <class Row>
+void permute(std::vector<Row>& rows, std::vector<std::size_t>& order) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (order[i] == i) continue;
+    Row held = std::move(rows[i]);
+    std::size_t j = i;
+    while (order[j] != i) {
+      const std::size_t from = order[j];
+      rows[j] = std::move(rows[from]);
+      order[j] = j;
+      j = from;
+    }
+    rows[j] = std::move(held);
+    order[j] = j;
+  }
+}
+
+template <class Row>
+void rank(std::vector<Row>& rows, bool by_time) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return by_time ? time_of(rows[a]) < time_of(rows[b]) : cost_of(rows[a]) < cost_of(rows[b]);
+  });
+  permute(rows, order);
+  mark_pareto_front(rows);
+}
+
+template <class Row>
+void mark_front(std::vector<Row>& rows) {
+  // A row is on the front when no other is at least as cheap and as fast and better in one.
   // A comparison with NaN is false, so a NaN coordinate neither dominates nor is dominated.
   std::vector<std::size_t> order;
-  order.reserve(offers.size());
-  for (std::size_t i = 0; i < offers.size(); ++i) {
-    offers[i].pareto = true;
-    if (!std::isnan(offers[i].sort_cost()) && !std::isnan(offers[i].sort_time())) order.push_back(i);
+  order.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].pareto = true;
+    if (!std::isnan(cost_of(rows[i])) && !std::isnan(time_of(rows[i]))) order.push_back(i);
   }
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const double ca = offers[a].sort_cost(), cb = offers[b].sort_cost();
-    return ca < cb || (ca == cb && offers[a].sort_time() < offers[b].sort_time());
+    const double ca = cost_of(rows[a]), cb = cost_of(rows[b]);
+    return ca < cb || (ca == cb && time_of(rows[a]) < time_of(rows[b]));
   });
   // Sweep by cost: within one cost the fastest dominates the slower ones; across costs, the
-  // fastest strictly cheaper offer dominates every offer it is at least as fast as.
+  // fastest strictly cheaper row dominates every row it is at least as fast as.
   bool cheaper_seen = false;
   double cheaper_fastest = 0;
   for (std::size_t g = 0; g < order.size();) {
-    const double cost = offers[order[g]].sort_cost();
-    const double fastest = offers[order[g]].sort_time();
+    const double cost = cost_of(rows[order[g]]);
+    const double fastest = time_of(rows[order[g]]);
     std::size_t e = g;
-    for (; e < order.size() && offers[order[e]].sort_cost() == cost; ++e) {
-      const double t = offers[order[e]].sort_time();
-      offers[order[e]].pareto = !(cheaper_seen && cheaper_fastest <= t) && !(fastest < t);
+    for (; e < order.size() && cost_of(rows[order[e]]) == cost; ++e) {
+      const double t = time_of(rows[order[e]]);
+      rows[order[e]].pareto = !(cheaper_seen && cheaper_fastest <= t) && !(fastest < t);
     }
     cheaper_fastest = cheaper_seen ? std::min(cheaper_fastest, fastest) : fastest;
     cheaper_seen = true;
     g = e;
   }
 }
+
+}  // namespace
+
+void rank_offers(std::vector<PricedOffer>& offers, bool by_time) { rank(offers, by_time); }
+void rank_offers(std::vector<OfferRow>& rows, bool by_time) { rank(rows, by_time); }
+void mark_pareto_front(std::vector<PricedOffer>& offers) { mark_front(offers); }
+void mark_pareto_front(std::vector<OfferRow>& rows) { mark_front(rows); }
 
 namespace {
 
@@ -186,35 +253,39 @@ struct RegionGroup {
 
 std::string_view base_of(const std::string& id) { return std::string_view(id).substr(0, id.find('@')); }
 
-}  // namespace
-
-void collapse_regions(std::vector<PricedOffer>& offers) {
+template <class Row>
+void collapse(std::vector<Row>& rows) {
   std::unordered_map<RegionKey, RegionGroup, RegionKeyHash> groups;
-  groups.reserve(offers.size());
+  groups.reserve(rows.size());
   std::size_t kept = 0;
-  for (std::size_t i = 0; i < offers.size(); ++i) {
-    PricedOffer& p = offers[i];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Row& p = rows[i];
     const std::string& id = p.offer->id;
-    const RegionKey key{p.provider, base_of(id), p.rate_per_hour, p.eval.workload.gpus};
+    const RegionKey key{p.provider, base_of(id), p.rate_per_hour, gpus_of(p)};
     const bool keyed = !std::isnan(p.rate_per_hour);
     auto it = keyed ? groups.find(key) : groups.end();
     if (it != groups.end() && id.find('@') != std::string::npos) {
       const RegionGroup& g = it->second;
-      const std::size_t into = offers[g.first].offer->id != id ? g.first : g.other;
+      const std::size_t into = rows[g.first].offer->id != id ? g.first : g.other;
       if (into != SIZE_MAX) {
-        ++offers[into].same_price_regions;
+        ++rows[into].same_price_regions;
         continue;
       }
     }
-    if (kept != i) offers[kept] = std::move(p);
+    if (kept != i) rows[kept] = std::move(p);
     if (keyed) {
       if (it == groups.end()) groups.emplace(key, RegionGroup{kept});
-      else if (it->second.other == SIZE_MAX && offers[it->second.first].offer->id != id) it->second.other = kept;
+      else if (it->second.other == SIZE_MAX && rows[it->second.first].offer->id != id) it->second.other = kept;
     }
     ++kept;
   }
-  offers.erase(offers.begin() + static_cast<std::ptrdiff_t>(kept), offers.end());
+  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(kept), rows.end());
 }
+
+}  // namespace
+
+void collapse_regions(std::vector<PricedOffer>& offers) { collapse(offers); }
+void collapse_regions(std::vector<OfferRow>& rows) { collapse(rows); }
 
 const PricedOffer* best_offer(const std::vector<PricedOffer>& ranked) {
   if (ranked.empty()) return nullptr;

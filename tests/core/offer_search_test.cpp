@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <random>
 
+#include "gpuplan/offer_rows.hpp"
 #include "gpuplan/offer_search.hpp"
 
 using namespace gpuplan;
@@ -127,5 +129,44 @@ TEST_CASE("hashed region folding keeps the rows and counts the linear search did
     collapse_regions(rows);
     REQUIRE(tags(rows) == tags(want));
     for (std::size_t i = 0; i < rows.size(); ++i) REQUIRE(rows[i].same_price_regions == want[i].same_price_regions);
+  }
+}
+
+namespace {
+
+std::vector<OfferRow> compact(const std::vector<PricedOffer>& rows) {
+  std::vector<OfferRow> out;
+  for (const auto& r : rows) out.push_back(row_of(r));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compact rows rank, mark and fold as the full rows do", "[offer_search][rows]") {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    Fixture fx;
+    const bool by_time = round % 2;
+    auto full = random_rows(rng, fx, 1 + round % 70, round % 3 != 0, round % 5 == 0);
+    for (auto& r : full) r.meets_budget = r.per_step < 20;  // a verdict to carry
+    auto rows = compact(full);
+    rank_offers(full, by_time);
+    collapse_regions(full);
+    rank_offers(rows, by_time);
+    collapse_regions(rows);
+    REQUIRE(rows.size() == full.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      INFO("round " << round << " row " << i);
+      REQUIRE(rows[i].offer == full[i].offer);
+      REQUIRE(rows[i].provider == full[i].provider);
+      REQUIRE(rows[i].pareto == full[i].pareto);
+      REQUIRE(rows[i].same_price_regions == full[i].same_price_regions);
+      REQUIRE(rows[i].meets_limits == full[i].meets_limits());
+      // The same coordinates, NaN included (compared by bits).
+      const double cost = full[i].sort_cost(), time = full[i].sort_time();
+      REQUIRE(std::memcmp(&rows[i].cost, &cost, sizeof cost) == 0);
+      REQUIRE(std::memcmp(&rows[i].time, &time, sizeof time) == 0);
+      REQUIRE(std::memcmp(&rows[i].rate_per_hour, &full[i].rate_per_hour, sizeof time) == 0);
+    }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "gpuplan/offer_rows.hpp"
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/plan.hpp"
 #include "io/shipped_catalog.hpp"
@@ -87,4 +88,44 @@ TEST_CASE("plan's chosen configuration is priced exactly as estimate, compare an
     ++checked;
   }
   CHECK(checked == 200);
+}
+
+TEST_CASE("compare's compact rows hold every offer evaluate_offers prices, and price_row rebuilds each bit for bit", "[engine][rows]") {
+  std::mt19937 rng(31);
+  for (int i = 0; i < 6; ++i) {
+    const RandomJob j = random_job(rng);
+    Workload w = j.in.base;
+    w.method = j.space.methods.front();
+    RunSettings run = j.settings;
+    run.spec = j.in.run;
+    run.spec.tokens = j.in.tokens;
+    run.spec.bill.pricing = i % 2 ? Pricing::spot : Pricing::on_demand;
+    if (i % 3 == 0) run.budget = 50;
+    const OfferSet set = evaluate_offers(shipped(), j.in.model, j.in.params, w, run, {});
+    const OfferRows rows = search_offers(shipped(), j.in.model, j.in.params, w, run, {});
+    INFO(j.in.model.id << " " << to_string(w.method));
+    REQUIRE(rows.priced.size() == set.priced.size());
+    REQUIRE(rows.excluded.size() == set.excluded.size());
+    for (std::size_t k = 0; k < set.priced.size(); ++k) {
+      const PricedOffer& want = set.priced[k];
+      const PricedOffer got = price_row(rows.priced[k], j.in.model, j.in.params, w, run);
+      REQUIRE(got.offer == want.offer);
+      CHECK(rows.priced[k].cost == want.sort_cost());
+      CHECK(rows.priced[k].time == want.sort_time());
+      CHECK(rows.priced[k].meets_limits == want.meets_limits());
+      CHECK(got.rate_per_hour == want.rate_per_hour);
+      CHECK(got.per_million_tokens == want.per_million_tokens);
+      CHECK(got.total == want.total);
+      CHECK(got.meets_budget == want.meets_budget);
+      CHECK(got.eval.per_gpu_bytes == want.eval.per_gpu_bytes);
+      CHECK(got.eval.time.step_seconds == want.eval.time.step_seconds);
+      CHECK(got.eval.workload.gpus == want.eval.workload.gpus);
+    }
+    for (std::size_t k = 0; k < set.excluded.size(); ++k) {
+      const PricedOffer got = price_row(rows.excluded[k], j.in.model, j.in.params, w, run);
+      REQUIRE(got.offer == set.excluded[k].offer);
+      CHECK(exclusion_text(got.eval, *got.gpu, run.spec.bill.pricing) ==
+            exclusion_text(set.excluded[k].eval, *set.excluded[k].gpu, run.spec.bill.pricing));
+    }
+  }
 }
