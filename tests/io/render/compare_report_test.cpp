@@ -46,9 +46,14 @@ struct Fixture {
     r.sort = "cost";
     r.run.today = "2026-12-01";
     r.run.spec.tokens = 1e9;
-    r.set.priced = {priced(lambda, a, 0.2, 50), priced(runpod, b, 0.25, 62.5)};
-    r.shown = r.set.priced;
+    // What compare fills from its compact ranking: the rows shown, the counts, the best cost,
+    // whether any row meets the limits, and each sheet's best row.
+    r.shown = {priced(lambda, a, 0.2, 50), priced(runpod, b, 0.25, 62.5)};
+    r.priced = 2;
+    r.best_cost = 50;
+    r.limits_met = true;
     r.sheets = {{"data/lambda.yaml", {"lambda"}}, {"my-sheet.csv", {"runpod"}}, {"empty.yaml", {"vast"}}};
+    r.sheet_best = {r.shown[0], r.shown[1], std::nullopt};
   }
 };
 
@@ -104,18 +109,22 @@ TEST_CASE("compare's answer is no when nothing runs or nothing meets the limits"
   const gpuplan::testing::GroupingScope automatic;
   Fixture f;
   f.r.run.budget = 10;
-  for (auto* set : {&f.r.set.priced, &f.r.shown})
-    for (auto& p : *set) p.meets_budget = false;
+  for (auto& p : f.r.shown) p.meets_budget = false;
+  f.r.limits_met = false;
   CHECK(f.r.answer_is_no());
   CHECK(compare_notes(f.r)[0] == "no offer meets the budget and deadline");
 
   Fixture none;
-  none.r.set.priced.clear();
   none.r.shown.clear();
+  none.r.priced = 0;
+  none.r.best_cost = 0;
+  none.r.limits_met = false;
+  none.r.sheet_best = {std::nullopt, std::nullopt, std::nullopt};
   none.r.run.spec.tokens.reset();
   none.r.explain = true;
-  none.r.set.excluded = {f.priced(f.lambda, f.a, 0, 0)};
-  none.r.set.excluded[0].eval.excluded = Exclusion::does_not_fit;
+  none.r.excluded = {f.priced(f.lambda, f.a, 0, 0)};
+  none.r.excluded[0].eval.excluded = Exclusion::does_not_fit;
+  none.r.excluded_count = 1;
   CHECK(none.r.answer_is_no());
   CHECK(compare_notes(none.r) ==
         std::vector<std::string>{"no offer can run this job",
