@@ -135,7 +135,7 @@ TEST_CASE("evaluation times a 1-GPU offer on the stated shape and flags the assu
   CHECK(evaluate_offer(m, pc, w, gpu, offer, provider, run).excluded == Exclusion::bad_layout);
 }
 
-TEST_CASE("--network fills in only where the sheet publishes no network", "[time][node_shape]") {
+TEST_CASE("the --network rate fills in only where the sheet publishes no network", "[time][node_shape]") {
   const Gpu gpu = catalog_gpus()[2];
   NodeShape s;
   s.network_gbps = 100;
