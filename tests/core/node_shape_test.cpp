@@ -31,6 +31,32 @@ std::vector<Gpu> catalog_gpus() {
           card("mi300x", "infinity-fabric", 448, 1307, GpuForm::datacentre)};
 }
 
+// A LoRA job on 8 RTX 4090s rented as 1-GPU offers, for ten steps: where the 8 cards sit is
+// what the tests change.
+struct EightCards {
+  Gpu gpu = catalog_gpus()[0];
+  ModelArch m = testing::llama32_3b();
+  ParamCounts pc = count_params(m);
+  Offer offer;
+  Provider provider;
+  Workload w;
+  RunSpec run;
+  EightCards() {
+    offer.id = "rtx-4090-x1";
+    offer.provider = "p";
+    offer.gpu = gpu.id;
+    offer.gpus = 1;
+    offer.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 0.5;
+    provider.id = "p";
+    w.method = Method::lora;
+    w.gpus = 8;
+    w.micro_batch = 1;
+    w.seq_len = 2048;
+    run.gpus_fixed = true;
+    run.steps = 10;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a named link's figure is the one the catalog's GPUs of that kind list", "[time][node_shape]") {
@@ -94,25 +120,14 @@ TEST_CASE("8 PCIe cards in one box are never slower per step than 8 machines on 
 }
 
 TEST_CASE("evaluation times a 1-GPU offer on the stated shape and flags the assumed 10 GbE otherwise", "[time][node_shape]") {
-  const Gpu gpu = catalog_gpus()[0];
-  const ModelArch m = testing::llama32_3b();
-  const ParamCounts pc = count_params(m);
-  Offer offer;
-  offer.id = "rtx-4090-x1";
-  offer.provider = "p";
-  offer.gpu = gpu.id;
-  offer.gpus = 1;
-  offer.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 0.5;
-  Provider provider;
-  provider.id = "p";
-  Workload w;
-  w.method = Method::lora;
-  w.gpus = 8;
-  w.micro_batch = 1;
-  w.seq_len = 2048;
-  RunSpec run;
-  run.gpus_fixed = true;
-  run.steps = 10;
+  EightCards j;
+  const Gpu& gpu = j.gpu;
+  const ModelArch& m = j.m;
+  const ParamCounts& pc = j.pc;
+  const Offer& offer = j.offer;
+  const Provider& provider = j.provider;
+  const Workload& w = j.w;
+  RunSpec& run = j.run;
   const OfferEvaluation apart = evaluate_offer(m, pc, w, gpu, offer, provider, run);
   REQUIRE(apart.priced());
   CHECK(apart.network_assumed);
@@ -150,25 +165,14 @@ TEST_CASE("the --network rate fills in only where the sheet publishes no network
 }
 
 TEST_CASE("remote training data is read over the nodes' network, --network included", "[pipeline][node_shape]") {
-  const Gpu gpu = catalog_gpus()[0];
-  const ModelArch m = testing::llama32_3b();
-  const ParamCounts pc = count_params(m);
-  Offer offer;
-  offer.id = "rtx-4090-x1";
-  offer.provider = "p";
-  offer.gpu = gpu.id;
-  offer.gpus = 1;
-  offer.per_gpu_hour[static_cast<int>(Pricing::on_demand)] = 0.5;
-  Provider provider;
-  provider.id = "p";
-  Workload w;
-  w.method = Method::lora;
-  w.gpus = 8;
-  w.micro_batch = 1;
-  w.seq_len = 2048;
-  RunSpec run;
-  run.gpus_fixed = true;
-  run.steps = 10;
+  EightCards j;
+  const Gpu& gpu = j.gpu;
+  const ModelArch& m = j.m;
+  const ParamCounts& pc = j.pc;
+  const Offer& offer = j.offer;
+  const Provider& provider = j.provider;
+  const Workload& w = j.w;
+  RunSpec& run = j.run;
   run.node_shape.gpus_per_node = 8;  // one box: the collectives stay inside it, the data comes over the network
   CHECK_FALSE(evaluate_offer(m, pc, w, gpu, offer, provider, run).pipeline->storage_limit);  // no network known
   // One box on 0.00016 Gb/s (20 kB/s) reads 20 kB/s of raw text, 5,208 tokens/s: below what 8 cards train.
