@@ -25,6 +25,9 @@ struct Fixture {
     x.per_million_tokens = per_million;
     x.total = total;
     x.eval.cost = RunCost{};
+    // What convert_for_display fills beside the total whenever the run is priced.
+    x.compute = total;
+    x.storage = x.egress = x.tax = 0.0;
     return x;
   }
 
