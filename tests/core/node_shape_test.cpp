@@ -55,6 +55,7 @@ struct EightCards {
     run.gpus_fixed = true;
     run.steps = 10;
   }
+  OfferEvaluation evaluate() const { return evaluate_offer(m, pc, w, gpu, offer, provider, run); }
 };
 
 }  // namespace
@@ -121,33 +122,26 @@ TEST_CASE("8 PCIe cards in one box are never slower per step than 8 machines on 
 
 TEST_CASE("evaluation times a 1-GPU offer on the stated shape and flags the assumed 10 GbE otherwise", "[time][node_shape]") {
   EightCards j;
-  const Gpu& gpu = j.gpu;
-  const ModelArch& m = j.m;
-  const ParamCounts& pc = j.pc;
-  const Offer& offer = j.offer;
-  const Provider& provider = j.provider;
-  const Workload& w = j.w;
-  RunSpec& run = j.run;
-  const OfferEvaluation apart = evaluate_offer(m, pc, w, gpu, offer, provider, run);
+  const OfferEvaluation apart = j.evaluate();
   REQUIRE(apart.priced());
   CHECK(apart.network_assumed);
-  CHECK(job_links(apart.workload, offer, gpu, run).gpus_per_node == 1);
-  run.node_shape.gpus_per_node = 8;
-  run.node_shape.link = "pcie4";
-  run.node_shape.link_gbps = 32;
-  const OfferEvaluation box = evaluate_offer(m, pc, w, gpu, offer, provider, run);
+  CHECK(job_links(apart.workload, j.offer, j.gpu, j.run).gpus_per_node == 1);
+  j.run.node_shape.gpus_per_node = 8;
+  j.run.node_shape.link = "pcie4";
+  j.run.node_shape.link_gbps = 32;
+  const OfferEvaluation box = j.evaluate();
   REQUIRE(box.priced());
   CHECK_FALSE(box.network_assumed);
-  CHECK(job_links(box.workload, offer, gpu, run).gpus_per_node == 8);
+  CHECK(job_links(box.workload, j.offer, j.gpu, j.run).gpus_per_node == 8);
   CHECK(box.time.step_seconds < apart.time.step_seconds);
   CHECK(box.rate_per_hour == Approx(apart.rate_per_hour));  // the same 8 GPUs billed
   // --nodes 2 on a shape of 8: 4 GPUs a machine, which the shape holds.
-  run.nodes = 2;
-  const OfferEvaluation two = evaluate_offer(m, pc, w, gpu, offer, provider, run);
+  j.run.nodes = 2;
+  const OfferEvaluation two = j.evaluate();
   REQUIRE(two.priced());
   CHECK(two.network_assumed);
-  run.node_shape.gpus_per_node = 2;  // 4 a machine do not fit a shape of 2
-  CHECK(evaluate_offer(m, pc, w, gpu, offer, provider, run).excluded == Exclusion::bad_layout);
+  j.run.node_shape.gpus_per_node = 2;  // 4 a machine do not fit a shape of 2
+  CHECK(j.evaluate().excluded == Exclusion::bad_layout);
 }
 
 TEST_CASE("the --network rate fills in only where the sheet publishes no network", "[time][node_shape]") {
@@ -166,18 +160,11 @@ TEST_CASE("the --network rate fills in only where the sheet publishes no network
 
 TEST_CASE("remote training data is read over the nodes' network, --network included", "[pipeline][node_shape]") {
   EightCards j;
-  const Gpu& gpu = j.gpu;
-  const ModelArch& m = j.m;
-  const ParamCounts& pc = j.pc;
-  const Offer& offer = j.offer;
-  const Provider& provider = j.provider;
-  const Workload& w = j.w;
-  RunSpec& run = j.run;
-  run.node_shape.gpus_per_node = 8;  // one box: the collectives stay inside it, the data comes over the network
-  CHECK_FALSE(evaluate_offer(m, pc, w, gpu, offer, provider, run).pipeline->storage_limit);  // no network known
+  j.run.node_shape.gpus_per_node = 8;  // one box: the collectives stay inside it, the data comes over the network
+  CHECK_FALSE(j.evaluate().pipeline->storage_limit);  // no network known
   // One box on 0.00016 Gb/s (20 kB/s) reads 20 kB/s of raw text, 5,208 tokens/s: below what 8 cards train.
-  run.node_shape.network_gbps = 0.00016;
-  const OfferEvaluation e = evaluate_offer(m, pc, w, gpu, offer, provider, run);
+  j.run.node_shape.network_gbps = 0.00016;
+  const OfferEvaluation e = j.evaluate();
   REQUIRE(e.pipeline);
   REQUIRE(e.pipeline->storage_limit);
   CHECK(*e.pipeline->storage_limit == Approx(2e4));
