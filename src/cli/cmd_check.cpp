@@ -179,12 +179,7 @@ int run_diff(const Context& ctx, const DiffFlags& f) {
   }
   for (const auto& [n, spec] : after)
     if (!before.count(n)) d.rows.push_back({n, nullptr, &spec, {}});
-  std::vector<CostChange> costs;
-  for (io::DiffRow& row : d.rows) {
-    row.cost = cost_change(row.before ? &row.before->check : nullptr, row.after ? &row.after->check : nullptr);
-    costs.push_back(row.cost);
-  }
-  d.total = total_change(costs);
+  io::decide_costs(d);
   ctx.print_report({io::diff_json(d), {io::diff_table(d)}, {}, {}});
   return 0;
 }

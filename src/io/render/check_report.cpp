@@ -146,6 +146,15 @@ std::string markdown_verdict(const CheckReport& r) {
          markdown_text(r.period) + ")\n\n";
 }
 
+void decide_costs(DiffReport& r) {
+  std::vector<CostChange> costs;
+  for (DiffRow& row : r.rows) {
+    row.cost = cost_change(row.before ? &row.before->check : nullptr, row.after ? &row.after->check : nullptr);
+    costs.push_back(row.cost);
+  }
+  r.total = total_change(costs);
+}
+
 nlohmann::json diff_json(const DiffReport& r) {
   nlohmann::json j;
   j["currency"] = r.currency;

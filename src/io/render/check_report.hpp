@@ -55,6 +55,9 @@ struct DiffReport {
   std::vector<DiffRow> rows;
   CostChange total;  // total_change over the rows
 };
+// Sets each row's cost change and the total, as the core decides them (cost_change,
+// total_change); diff_json and diff_table print those values.
+void decide_costs(DiffReport& r);
 nlohmann::json diff_json(const DiffReport& r);
 Table diff_table(const DiffReport& r);
 

@@ -162,12 +162,7 @@ TEST_CASE("diff: changed, added, removed and same rows, with totals", "[render][
   DiffReport d;
   d.currency = "USD";
   d.rows = {{"a", &a_before, &a_after, {}}, {"new", nullptr, &added, {}}, {"gone", &removed, nullptr, {}}, {"same-one", &same, &same, {}}};
-  std::vector<CostChange> costs;  // decided by the core, as `gpuplan diff` does
-  for (DiffRow& row : d.rows) {
-    row.cost = cost_change(row.before ? &row.before->check : nullptr, row.after ? &row.after->check : nullptr);
-    costs.push_back(row.cost);
-  }
-  d.total = total_change(costs);
+  decide_costs(d);  // as `gpuplan diff` does
 
   const nlohmann::json j = diff_json(d);
   CHECK(j["experiments"][0] == nlohmann::json::parse(R"({"name": "a", "change": "changed", "cost_before": 100, "cost_after": 150.25,
