@@ -75,13 +75,27 @@ struct ExperimentCheck {
   std::optional<double> checkpoint_interval_seconds;
 };
 
+// The gate's rules, in the order check lists them for a spec.
+enum class BudgetRule { max_cost, deadline, spot_checkpoint, approval, per_experiment, status, priced, team, user, total };
+const char* to_string(BudgetRule r);  // "max_cost", "per_experiment", ...: the name JSON and tables print
+
+// One rule's verdict, as numbers and names: the renderer chooses the words (io/render/rule_text).
+// Money is in the policy currency.
 struct RuleResult {
   std::string experiment;   // "" for period-wide rules
-  std::string rule;         // max_cost, per_experiment, deadline, team, user, total, spot_checkpoint, approval, priced
+  BudgetRule rule = BudgetRule::priced;
   bool pass = true;
-  double value = 0, limit = 0;
-  std::string message;      // the numbers, in words
+  double value = 0, limit = 0;  // what the rule compares: cost, seconds, GPU-hours; limit 0 where there is none
   SourceLocation where;     // the line that causes a failure (spec key, or budget.yaml key)
+  // What each rule's words are made of, beyond value and limit:
+  //   max_cost: subject = the offer it is priced on; approval: subject = who approved ("" for none);
+  //   team, user: subject = its name; priced: subject = why it cannot be priced (the pricer's words);
+  //   per_experiment, status: spent = the ledger's spend under the name, added = what the spec adds;
+  //   team, user, total: spent = the period's spend to as_of, added = the active specs' estimates.
+  std::string subject;
+  double spent = 0, added = 0;
+  std::string period, as_of;             // team, user, total: the period's name and the date
+  SpecStatus status = SpecStatus::planned;  // the spec's status (status: done or cancelled)
 };
 
 // One spec's cost on both sides of a change (`gpuplan diff OLD NEW`): whether it was added,

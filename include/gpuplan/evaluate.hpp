@@ -125,7 +125,4 @@ int gpus_on_offer(const Workload& w, const Offer& offer, const RunSpec& run);
 OfferEvaluation evaluate_offer(const ModelArch& m, const ParamCounts& pc, const Workload& base, const Gpu& gpu,
                                const Offer& offer, const Provider& provider, const RunSpec& run);
 
-// "does not fit: needs 154 GiB per GPU, h100-sxm has 80 GiB", "no spot price", ...
-std::string exclusion_text(const OfferEvaluation& e, const Gpu& gpu, Pricing pricing);
-
 }  // namespace gpuplan

@@ -17,6 +17,7 @@
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/units.hpp"
 #include "io/render/estimate_report.hpp"
+#include "io/render/exclusion_text.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -51,7 +52,7 @@ io::EstimateTime time_only(const Context& ctx, const EstimateFlags& f, const Mod
 std::string unpriced_reason(const OfferSet& set, const RunSettings& run) {
   const auto fit = std::find_if(set.excluded.begin(), set.excluded.end(), [](const PricedOffer& p) { return p.eval.fits; });
   const PricedOffer& why = fit != set.excluded.end() ? *fit : set.excluded.front();
-  return "no offer can run this job: " + exclusion_text(why.eval, *why.gpu, run.spec.bill.pricing) + " (" +
+  return "no offer can run this job: " + io::exclusion_text(why.eval, *why.gpu, run.spec.bill.pricing) + " (" +
          std::to_string(set.excluded.size()) + " offers checked; gpuplan compare --explain lists each)";
 }
 

@@ -13,6 +13,7 @@
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/workload.hpp"
 #include "gpuplan/units.hpp"
+#include "io/render/exclusion_text.hpp"
 
 namespace gpuplan::cli {
 
@@ -379,7 +380,7 @@ PricedExperiment price_experiment(const Context& ctx, const Experiment& x, const
     const PricedOffer* chosen = best_offer(set.priced);
     if (!chosen) {
       c.unpriced_reason = set.excluded.empty() ? "no offer matches its constraints"
-                                               : "no offer can run it (" + exclusion_text(set.excluded.front().eval, *set.excluded.front().gpu,
+                                               : "no offer can run it (" + io::exclusion_text(set.excluded.front().eval, *set.excluded.front().gpu,
                                                                                           run.spec.bill.pricing) + ")";
       return out;
     }

@@ -10,12 +10,6 @@ namespace gpuplan {
 
 namespace {
 
-std::string money(double v, const std::string& currency) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f %s", v, currency.c_str());
-  return buf;
-}
-
 // `key` must be one rules_cite_key() lists: callers keep only those keys' lines.
 SourceLocation line_of(const std::map<std::string, SourceLocation>& lines, const std::string& key, const SourceLocation& fallback) {
   const auto it = lines.find(key);
@@ -23,6 +17,22 @@ SourceLocation line_of(const std::map<std::string, SourceLocation>& lines, const
 }
 
 }  // namespace
+
+const char* to_string(BudgetRule r) {
+  switch (r) {
+    case BudgetRule::max_cost: return "max_cost";
+    case BudgetRule::deadline: return "deadline";
+    case BudgetRule::spot_checkpoint: return "spot_checkpoint";
+    case BudgetRule::approval: return "approval";
+    case BudgetRule::per_experiment: return "per_experiment";
+    case BudgetRule::status: return "status";
+    case BudgetRule::priced: return "priced";
+    case BudgetRule::team: return "team";
+    case BudgetRule::user: return "user";
+    case BudgetRule::total: return "total";
+  }
+  return "?";
+}
 
 bool rules_cite_key(std::string_view key) {
   // Every spec key passed to line_of below.
@@ -179,60 +189,54 @@ namespace {
 
 // The rules of one planned or running run: its own cap, deadline, spot checkpoints, approval.
 void run_rules(const BudgetPolicy& policy, const ExperimentCheck& e, std::vector<RuleResult>& out) {
-  const std::string& cur = policy.currency;
-  if (e.max_cost) {
-    const bool ok = e.cost <= *e.max_cost;
-    out.push_back({e.name, "max_cost", ok, e.cost, *e.max_cost,
-                   "estimated " + money(e.cost, cur) + " on " + e.offer + (ok ? " within" : " over") + " its per-run max_cost " +
-                       money(*e.max_cost, cur),
-                   line_of(e.lines, "max_cost", e.where)});
-  }
-  if (e.deadline_seconds) {
-    const bool ok = e.wall_seconds <= *e.deadline_seconds;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "takes %.1f h, deadline %.1f h", e.wall_seconds / 3600, *e.deadline_seconds / 3600);
-    out.push_back({e.name, "deadline", ok, e.wall_seconds, *e.deadline_seconds, buf, line_of(e.lines, "deadline", e.where)});
-  }
+  auto rule = [&](BudgetRule name, bool ok, double value, double limit, const SourceLocation& where) -> RuleResult& {
+    RuleResult& r = out.emplace_back();
+    r.experiment = e.name;
+    r.rule = name;
+    r.pass = ok;
+    r.value = value;
+    r.limit = limit;
+    r.where = where;
+    r.status = e.status;
+    return r;
+  };
+  if (e.max_cost) rule(BudgetRule::max_cost, e.cost <= *e.max_cost, e.cost, *e.max_cost, line_of(e.lines, "max_cost", e.where)).subject = e.offer;
+  if (e.deadline_seconds)
+    rule(BudgetRule::deadline, e.wall_seconds <= *e.deadline_seconds, e.wall_seconds, *e.deadline_seconds, line_of(e.lines, "deadline", e.where));
   if (e.spot && policy.spot_checkpoint_every_max) {
     const double every = e.checkpoint_interval_seconds.value_or(0);
-    const bool ok = every > 0 && every <= *policy.spot_checkpoint_every_max;
-    char buf[200];
-    if (every > 0)
-      std::snprintf(buf, sizeof buf, "spot run checkpoints every %.0f min; policy requires at most %.0f min", every / 60,
-                    *policy.spot_checkpoint_every_max / 60);
-    else
-      std::snprintf(buf, sizeof buf, "spot run sets no checkpoint interval; policy requires at most %.0f min",
-                    *policy.spot_checkpoint_every_max / 60);
-    out.push_back({e.name, "spot_checkpoint", ok, every, *policy.spot_checkpoint_every_max, buf,
-                   line_of(e.lines, "checkpoint_every", line_of(e.lines, "pricing", e.where))});
+    rule(BudgetRule::spot_checkpoint, every > 0 && every <= *policy.spot_checkpoint_every_max, every, *policy.spot_checkpoint_every_max,
+         line_of(e.lines, "checkpoint_every", line_of(e.lines, "pricing", e.where)));
   }
-  if (policy.approval_over_gpu_hours && e.gpu_hours > *policy.approval_over_gpu_hours) {
-    const bool ok = !e.approved_by.empty();
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%.1f GPU-hours is over the %.0f that need approval; %s", e.gpu_hours, *policy.approval_over_gpu_hours,
-                  ok ? ("approved by " + e.approved_by).c_str() : "no approved_by");
-    out.push_back({e.name, "approval", ok, e.gpu_hours, *policy.approval_over_gpu_hours, buf, line_of(e.lines, "approved_by", e.where)});
-  }
+  if (policy.approval_over_gpu_hours && e.gpu_hours > *policy.approval_over_gpu_hours)
+    rule(BudgetRule::approval, !e.approved_by.empty(), e.gpu_hours, *policy.approval_over_gpu_hours, line_of(e.lines, "approved_by", e.where))
+        .subject = e.approved_by;
 }
 
 // The per-experiment cap over the experiment's whole life: what the ledger holds plus what it adds.
 void experiment_cap_rule(const BudgetPolicy& policy, const ExperimentCheck& e, double in_ledger, std::vector<RuleResult>& out) {
   if (!policy.per_experiment) return;
-  const std::string& cur = policy.currency;
   const double added = added_estimate(e, in_ledger), total = in_ledger + added;
-  const bool ok = total <= *policy.per_experiment;
-  out.push_back({e.name, "per_experiment", ok, total, *policy.per_experiment,
-                 "ledger " + money(in_ledger, cur) + " + estimated " + money(added, cur) + " = " + money(total, cur) +
-                     (ok ? " within" : " over") + " the per-experiment cap " + money(*policy.per_experiment, cur),
-                 line_of(e.lines, "name", e.where)});
+  RuleResult& r = out.emplace_back();
+  r.experiment = e.name;
+  r.rule = BudgetRule::per_experiment;
+  r.pass = total <= *policy.per_experiment;
+  r.value = total;
+  r.limit = *policy.per_experiment;
+  r.where = line_of(e.lines, "name", e.where);
+  r.spent = in_ledger;
+  r.added = added;
+  r.status = e.status;
 }
 
-// A done or cancelled spec: not estimated again; says what the ledger holds under its name.
-void status_rule(const BudgetPolicy& policy, const ExperimentCheck& e, double in_ledger, std::vector<RuleResult>& out) {
-  std::string message = std::string(to_string(e.status)) + ": not estimated again; ";
-  message += in_ledger > 0 ? "the ledger holds " + money(in_ledger, policy.currency) + " under its name"
-                           : "the ledger holds no record under its name";
-  out.push_back({e.name, "status", true, in_ledger, 0, message, line_of(e.lines, "status", e.where)});
+// A done or cancelled spec: not estimated again; the ledger's spend under its name is the value.
+void status_rule(const ExperimentCheck& e, double in_ledger, std::vector<RuleResult>& out) {
+  RuleResult& r = out.emplace_back();
+  r.experiment = e.name;
+  r.rule = BudgetRule::status;
+  r.value = r.spent = in_ledger;
+  r.where = line_of(e.lines, "status", e.where);
+  r.status = e.status;
 }
 
 }  // namespace
@@ -246,7 +250,6 @@ std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vect
                                      const std::vector<LedgerRecord>& ledger, const std::map<std::string, double>& spent_by_experiment,
                                      const std::string& as_of) {
   std::vector<RuleResult> out;
-  const std::string& cur = policy.currency;
   const Period period = period_containing(as_of, policy.period);
   auto ledger_of = [&](const ExperimentCheck& e) {
     const auto it = spent_by_experiment.find(e.name);
@@ -255,12 +258,18 @@ std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vect
   for (const auto& e : experiments) {
     const bool active = e.status == SpecStatus::planned || e.status == SpecStatus::running;
     if (!active) {
-      status_rule(policy, e, ledger_of(e), out);
+      status_rule(e, ledger_of(e), out);
       experiment_cap_rule(policy, e, ledger_of(e), out);
       continue;
     }
     if (!e.priced) {
-      out.push_back({e.name, "priced", false, 0, 0, "cannot be priced: " + e.unpriced_reason, e.where});
+      RuleResult& r = out.emplace_back();
+      r.experiment = e.name;
+      r.rule = BudgetRule::priced;
+      r.pass = false;
+      r.where = e.where;
+      r.subject = e.unpriced_reason;
+      r.status = e.status;
       continue;
     }
     run_rules(policy, e, out);
@@ -268,7 +277,7 @@ std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vect
   }
 
   // Period-wide caps: spend so far in the period (to as_of) plus what each active spec adds.
-  auto cap_rule = [&](const std::string& rule, const std::string& who, double cap, const std::string& team, const std::string& user,
+  auto cap_rule = [&](BudgetRule rule, const std::string& subject, double cap, const std::string& team, const std::string& user,
                       const SourceLocation& where) {
     double planned = 0;
     SourceLocation first_where = where;
@@ -282,18 +291,21 @@ std::vector<RuleResult> check_budget(const BudgetPolicy& policy, const std::vect
       if (first) first_where = e.where;
       first = false;
     }
-    const double so_far = spent_between(ledger, period.first, as_of, team, user);
-    const double total = so_far + planned;
-    const bool ok = total <= cap;
-    out.push_back({"", rule, ok, total, cap,
-                   who + ": spent " + money(so_far, cur) + " in " + period.name + " to " + as_of + " + estimated " + money(planned, cur) +
-                       " = " + money(total, cur) + (ok ? " within " : " over ") + "the cap " + money(cap, cur) +
-                       (ok ? "; remaining " + money(cap - total, cur) : ""),
-                   ok ? where : first_where});
+    RuleResult& r = out.emplace_back();
+    r.rule = rule;
+    r.subject = subject;
+    r.spent = spent_between(ledger, period.first, as_of, team, user);
+    r.added = planned;
+    r.value = r.spent + planned;
+    r.limit = cap;
+    r.pass = r.value <= cap;
+    r.where = r.pass ? where : first_where;
+    r.period = period.name;
+    r.as_of = as_of;
   };
-  for (const auto& [team, cap] : policy.teams) cap_rule("team", "team " + team, cap, team, "", line_of(policy.lines, "teams." + team, policy.where));
-  for (const auto& [user, cap] : policy.users) cap_rule("user", "user " + user, cap, "", user, line_of(policy.lines, "users." + user, policy.where));
-  if (policy.total) cap_rule("total", "total", *policy.total, "", "", line_of(policy.lines, "total", policy.where));
+  for (const auto& [team, cap] : policy.teams) cap_rule(BudgetRule::team, team, cap, team, "", line_of(policy.lines, "teams." + team, policy.where));
+  for (const auto& [user, cap] : policy.users) cap_rule(BudgetRule::user, user, cap, "", user, line_of(policy.lines, "users." + user, policy.where));
+  if (policy.total) cap_rule(BudgetRule::total, "", *policy.total, "", "", line_of(policy.lines, "total", policy.where));
   return out;
 }
 

@@ -32,7 +32,7 @@ ExperimentCheck experiment(const std::string& name, double cost, const std::stri
   return e;
 }
 const RuleResult& rule(const std::vector<RuleResult>& rs, const std::string& exp, const std::string& name) {
-  const auto it = std::find_if(rs.begin(), rs.end(), [&](const RuleResult& r) { return r.experiment == exp && r.rule == name; });
+  const auto it = std::find_if(rs.begin(), rs.end(), [&](const RuleResult& r) { return r.experiment == exp && to_string(r.rule) == name; });
   REQUIRE(it != rs.end());
   return *it;
 }

@@ -34,7 +34,7 @@ ExperimentCheck spec(const std::string& name, double cost, SpecStatus status = S
   return e;
 }
 const RuleResult* find_rule(const std::vector<RuleResult>& rs, const std::string& exp, const std::string& name) {
-  const auto it = std::find_if(rs.begin(), rs.end(), [&](const RuleResult& r) { return r.experiment == exp && r.rule == name; });
+  const auto it = std::find_if(rs.begin(), rs.end(), [&](const RuleResult& r) { return r.experiment == exp && to_string(r.rule) == name; });
   return it == rs.end() ? nullptr : &*it;
 }
 bool all_pass(const std::vector<RuleResult>& rs) {

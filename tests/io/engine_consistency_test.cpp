@@ -8,6 +8,7 @@
 #include "gpuplan/offer_rows.hpp"
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/plan.hpp"
+#include "io/render/exclusion_text.hpp"
 #include "io/shipped_catalog.hpp"
 
 using namespace gpuplan;
@@ -124,8 +125,8 @@ TEST_CASE("compare's compact rows hold every offer evaluate_offers prices, and p
     for (std::size_t k = 0; k < set.excluded.size(); ++k) {
       const PricedOffer got = price_row(rows.excluded[k], j.in.model, j.in.params, w, run);
       REQUIRE(got.offer == set.excluded[k].offer);
-      CHECK(exclusion_text(got.eval, *got.gpu, run.spec.bill.pricing) ==
-            exclusion_text(set.excluded[k].eval, *set.excluded[k].gpu, run.spec.bill.pricing));
+      CHECK(io::exclusion_text(got.eval, *got.gpu, run.spec.bill.pricing) ==
+            io::exclusion_text(set.excluded[k].eval, *set.excluded[k].gpu, run.spec.bill.pricing));
     }
   }
 }

@@ -7,6 +7,7 @@
 #include "gpuplan/units.hpp"
 #include "io/render/format.hpp"
 #include "io/render/pipeline_render.hpp"
+#include "io/render/rule_text.hpp"
 
 namespace gpuplan::io {
 namespace {
@@ -72,8 +73,8 @@ nlohmann::json check_json(const CheckReport& r) {
   j["rules"] = nlohmann::json::array();
   for (const auto& res : r.rules)
     j["rules"].push_back({{"experiment", res.experiment.empty() ? nlohmann::json() : nlohmann::json(res.experiment)},
-                          {"rule", res.rule}, {"pass", res.pass}, {"value", res.value}, {"limit", res.limit},
-                          {"message", res.message}, {"file", res.where.path}, {"line", res.where.line}});
+                          {"rule", to_string(res.rule)}, {"pass", res.pass}, {"value", res.value}, {"limit", res.limit},
+                          {"message", rule_message(res, r.currency)}, {"file", res.where.path}, {"line", res.where.line}});
   return j;
 }
 
@@ -85,9 +86,10 @@ Table check_table(const CheckReport& r) {
   t.csv_columns = {"experiment", "rule", "pass", "value", "limit", "file", "line", "message"};
   t.name_columns = {0, 1};
   for (const auto& res : r.rules) {
-    t.rows.push_back({res.experiment.empty() ? "(all)" : res.experiment, res.rule, res.pass ? "pass" : "FAIL", res.message});
-    t.csv_rows.push_back({res.experiment, res.rule, res.pass ? "true" : "false", raw(res.value), raw(res.limit), res.where.path,
-                          std::to_string(res.where.line), res.message});
+    const std::string message = rule_message(res, r.currency);
+    t.rows.push_back({res.experiment.empty() ? "(all)" : res.experiment, to_string(res.rule), res.pass ? "pass" : "FAIL", message});
+    t.csv_rows.push_back({res.experiment, to_string(res.rule), res.pass ? "true" : "false", raw(res.value), raw(res.limit), res.where.path,
+                          std::to_string(res.where.line), message});
   }
   return t;
 }
@@ -118,7 +120,7 @@ std::string github_annotations(const CheckReport& r) {
   for (const auto& res : r.rules) {
     if (res.pass) continue;
     out += "::error file=" + gh_escape_property(res.where.path) + ",line=" + std::to_string(std::max(1, res.where.line)) + "::" +
-           gh_escape_data((res.experiment.empty() ? "" : res.experiment + ": ") + res.rule + ": " + res.message) + "\n";
+           gh_escape_data((res.experiment.empty() ? "" : res.experiment + ": ") + to_string(res.rule) + ": " + rule_message(res, r.currency)) + "\n";
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/render/exclusion_text.hpp"
 #include "io/render/format.hpp"
 #include "io/render/pipeline_render.hpp"
 

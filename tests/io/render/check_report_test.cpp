@@ -48,8 +48,23 @@ CheckReport two_specs() {
   unpriced.check.unpriced_reason = "no offer fits";
   unpriced.model = "llama-3-405b";
   r.specs = {priced_spec("llama-ft"), unpriced};
-  RuleResult cap{"llama-ft", "max_cost", false, 1234.5, 1000, "costs 1,234.50 USD, over its max_cost 1,000.00", {"exp/llama-ft.yaml", 7, 3}};
-  RuleResult total{"", "total", true, 1234.5, 5000, "1,234.50 of 5,000.00", {"budget.yaml", 2, 0}};
+  RuleResult cap;
+  cap.experiment = "llama-ft";
+  cap.rule = BudgetRule::max_cost;
+  cap.pass = false;
+  cap.value = 1234.5;
+  cap.limit = 1000;
+  cap.where = {"exp/llama-ft.yaml", 7, 3};
+  cap.subject = "runpod/a100";
+  RuleResult total;
+  total.rule = BudgetRule::total;
+  total.value = 1234.5;
+  total.limit = 5000;
+  total.spent = 234.5;
+  total.added = 1000;
+  total.period = "2026-12";
+  total.as_of = "2026-12-15";
+  total.where = {"budget.yaml", 2, 0};
   r.rules = {cap, total};
   r.policy_given = true;
   return r;
@@ -77,7 +92,7 @@ TEST_CASE("check JSON: each experiment's raw figures and each rule's verdict", "
   CHECK(j["experiments"][1]["why_unpriced"] == "no offer fits");
   CHECK(j["experiments"][1]["pipeline"].is_null());
   CHECK(j["rules"][0] == nlohmann::json::parse(R"({"experiment": "llama-ft", "rule": "max_cost", "pass": false, "value": 1234.5,
-      "limit": 1000, "message": "costs 1,234.50 USD, over its max_cost 1,000.00", "file": "exp/llama-ft.yaml", "line": 7})"));
+      "limit": 1000, "message": "estimated 1234.50 USD on runpod/a100 over its per-run max_cost 1000.00 USD", "file": "exp/llama-ft.yaml", "line": 7})"));
   CHECK(j["rules"][1]["experiment"].is_null());  // a period-wide rule
 }
 
@@ -85,10 +100,10 @@ TEST_CASE("check table: FAIL in capitals, period-wide rules as (all), raw CSV", 
   const Table t = check_table(two_specs());
   CHECK(t.title == "Budget check, 2026-12 (USD)");
   REQUIRE(t.rows.size() == 2);
-  CHECK(t.rows[0] == std::vector<std::string>{"llama-ft", "max_cost", "FAIL", "costs 1,234.50 USD, over its max_cost 1,000.00"});
-  CHECK(t.rows[1] == std::vector<std::string>{"(all)", "total", "pass", "1,234.50 of 5,000.00"});
+  CHECK(t.rows[0] == std::vector<std::string>{"llama-ft", "max_cost", "FAIL", "estimated 1234.50 USD on runpod/a100 over its per-run max_cost 1000.00 USD"});
+  CHECK(t.rows[1] == std::vector<std::string>{"(all)", "total", "pass", "total: spent 234.50 USD in 2026-12 to 2026-12-15 + estimated 1000.00 USD = 1234.50 USD within the cap 5000.00 USD; remaining 3765.50 USD"});
   CHECK(t.csv_rows[0] == std::vector<std::string>{"llama-ft", "max_cost", "false", "1234.5", "1000", "exp/llama-ft.yaml", "7",
-                                                  "costs 1,234.50 USD, over its max_cost 1,000.00"});
+                                                  "estimated 1234.50 USD on runpod/a100 over its per-run max_cost 1000.00 USD"});
   CHECK(t.csv_rows[1][0].empty());
 }
 
@@ -119,10 +134,11 @@ TEST_CASE("check notes name five pipeline-bound specs and count the rest", "[ren
 TEST_CASE("GitHub annotations: one per failed rule, escaped so a name cannot forge one", "[render][check]") {
   CheckReport r = two_specs();
   CHECK(github_annotations(r) ==
-        "::error file=exp/llama-ft.yaml,line=7::llama-ft: max_cost: costs 1,234.50 USD, over its max_cost 1,000.00\n");
+        "::error file=exp/llama-ft.yaml,line=7::llama-ft: max_cost: estimated 1234.50 USD on runpod/a100 over its per-run max_cost 1000.00 USD\n");
   r.rules[0].where = {"a,line=9:x", 0, 0};
-  r.rules[0].message = "50%\nnext";
-  CHECK(github_annotations(r) == "::error file=a%2Cline=9%3Ax,line=1::llama-ft: max_cost: 50%25%0Anext\n");
+  r.rules[0].rule = BudgetRule::priced;
+  r.rules[0].subject = "50%\nnext";
+  CHECK(github_annotations(r) == "::error file=a%2Cline=9%3Ax,line=1::llama-ft: priced: cannot be priced: 50%25%0Anext\n");
   CHECK(gh_escape_data("a\rb\033") == "a%0Db\xEF\xBF\xBD");
 }
 

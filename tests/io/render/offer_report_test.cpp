@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "io/render/grouping_scope.hpp"
+#include "io/render/exclusion_text.hpp"
 #include "io/render/offer_report.hpp"
 
 using namespace gpuplan;
