@@ -126,7 +126,8 @@ nlohmann::json owned_offer_json(const OwnedOffer& o) {
   return {{"offer", o.offer().key()},
           {"gpu", o.gpu().id},
           {"gpus", o.gpus},
-          {"utilisation", o.utilisation},
+          {"utilization", o.utilisation},
+          {"utilisation", o.utilisation},  // the first spelling, kept until schema 2 (docs/json.md)
           {"owned_gpu_hours_per_month", m.owned_gpu_hours},
           {"priced_at", o.marginal ? "marginal" : "full"},
           {"per_gpu_hour", o.per_gpu_hour},

@@ -185,7 +185,7 @@ void fit_hfu(const std::vector<MeasuredRun>& runs, FitResult& out) {
     out.profile.hfu_scale = median_of(ratios);
     out.profile.hfu_scale_runs = pooled;
   } else if (pooled > 0) {
-    out.underfit.push_back({"utilisation_scale", pooled, kMinRunsPerConstant});
+    out.underfit.push_back({"utilization_scale", pooled, kMinRunsPerConstant});
   }
   for (int i = 0; i < kHfuSlots; ++i) {
     const int n = static_cast<int>(implied[i].size());
@@ -317,13 +317,13 @@ std::vector<ConstantFit> calibration_constants(const Profile& p, const std::vect
   add("cuda_context_gib", mk.overhead_bytes / kGiBytes,
       p.cuda_context_bytes ? std::optional<double>(*p.cuda_context_bytes / kGiBytes) : std::nullopt, device);
   add("fragmentation", mk.fragmentation, p.fragmentation, frag);
-  add("utilisation_scale (pooled)", 1.0, p.hfu_scale, p.hfu_scale_runs);
+  add("utilization_scale (pooled)", 1.0, p.hfu_scale, p.hfu_scale_runs);
   for (int i = 0; i < kHfuSlots; ++i) {
     if (!(p.hfu[i] > 0)) continue;
     Gpu g;
     g.form = static_cast<GpuForm>(i / 6);
     Workload w;  // bf16, as profiles store utilisation: default_hfu reads the form and precision, not the method
-    add(std::string("utilisation[") + to_string(g.form) + "/" + to_string(static_cast<Method>(i % 6)) + "]", default_hfu(g, w), p.hfu[i],
+    add(std::string("utilization[") + to_string(g.form) + "/" + to_string(static_cast<Method>(i % 6)) + "]", default_hfu(g, w), p.hfu[i],
         p.hfu_runs[i]);
   }
   const ServingConstants sk;

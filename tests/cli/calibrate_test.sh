@@ -8,14 +8,14 @@ DATA="$ROOT/../data/measured"
 # Two runs cannot fit a constant; the shipped cases' four decode runs cannot fit a line.
 head -2 "$DATA/throughput.jsonl" > "$TMP/two.jsonl"
 expect 2 "too few runs" -- "$G" calibrate "$TMP/two.jsonl"
-has err "two.jsonl: field 'utilisation_scale': 2 runs measure it; a robust fit needs at least 3" "says how many it has and needs"
+has err "two.jsonl: field 'utilization_scale': 2 runs measure it; a robust fit needs at least 3" "says how many it has and needs"
 expect 2 "too few runs for the decode line" -- "$G" calibrate "$DATA/throughput.jsonl"
 has err "step_overhead': 4 runs measure it; a robust fit needs at least 5" "the line fit needs five"
 [[ -e "$TMP/p.yaml" ]] && { fail=$((fail + 1)); echo "FAIL: a refused fit wrote a profile"; }
 
 expect 0 "--partial fits what it can" -- "$G" calibrate "$DATA/throughput.jsonl" --partial --out "$TMP/p.yaml"
-has out "utilisation\[datacentre/pretrain\]" "the constants table"
-has out "utilisation_scale" "the pooled scale"
+has out "utilization\[datacentre/pretrain\]" "the constants table"
+has out "utilization_scale" "the pooled scale"
 has out "bandwidth_efficiency" "decode efficiency fitted from four runs"
 has out "left out" "the leave-one-out column"
 cp "$TMP/p.yaml" "$TMP/profile.yaml"

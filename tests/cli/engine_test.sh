@@ -27,9 +27,9 @@ for job in "llama-3.1-8b lora 1B 500GB" "qwen2.5-7b qlora 300M 0GB" "llama-3.2-3
   mem=$(p per_gpu_bytes)
 
   expect 0 "estimate $job" -- "$G" estimate "${CFG[@]}" --offer "$offer" --format json
-  same "estimate cost ($job)" "$cost" "$(jget out "round(d['cost'][0]['total'], 2)")"
-  same "estimate wall ($job)" "$wall" "$(jget out "round(d['cost'][0]['wall_seconds'])")"
-  same "estimate memory ($job)" "$mem" "$(jget out "d['cost'][0]['per_gpu_bytes']")"
+  same "estimate cost ($job)" "$cost" "$(jget out "round(d['offers'][0]['total'], 2)")"
+  same "estimate wall ($job)" "$wall" "$(jget out "round(d['offers'][0]['wall_seconds'])")"
+  same "estimate memory ($job)" "$mem" "$(jget out "d['offers'][0]['per_gpu_bytes']")"
 
   expect 0 "compare $job" -- "$G" compare "${CFG[@]}" --offer "$offer" --format json
   same "compare cost ($job)" "$cost" "$(jget out "round(d['offers'][0]['total'], 2)")"
@@ -98,14 +98,14 @@ lacks out '[0-9]h,|[0-9]%|█' "no display spellings in CSV"
 # wall time and cost the same way in plan, estimate, compare and check, and is flagged.
 SLOW=(--model llama-3.1-8b --method lora --gpus 1 --tokens 200M --pricing on-demand --offer runpod/l40s-x1)
 expect 0 "estimate, storage unbounded" -- "$G" estimate "${SLOW[@]}" --format json
-fast_wall=$(jget out "round(d['cost'][0]['wall_seconds'])")
-need=$(jget out "d['cost'][0]['pipeline']['storage_bytes_per_second']")
-same "no bound without a limit" "None" "$(jget out "d['cost'][0]['pipeline']['bound']")"
+fast_wall=$(jget out "round(d['offers'][0]['wall_seconds'])")
+need=$(jget out "d['offers'][0]['pipeline']['storage_bytes_per_second']")
+same "no bound without a limit" "None" "$(jget out "d['offers'][0]['pipeline']['bound']")"
 bw="$(python3 -c "print(int($need / 4))")B"
 expect 0 "estimate, slow storage" -- "$G" estimate "${SLOW[@]}" --storage-bandwidth "$bw" --format json
-slow_wall=$(jget out "round(d['cost'][0]['wall_seconds'])")
-slow_cost=$(jget out "round(d['cost'][0]['total'], 2)")
-same "estimate flags storage" "storage" "$(jget out "d['cost'][0]['pipeline']['bound']")"
+slow_wall=$(jget out "round(d['offers'][0]['wall_seconds'])")
+slow_cost=$(jget out "round(d['offers'][0]['total'], 2)")
+same "estimate flags storage" "storage" "$(jget out "d['offers'][0]['pipeline']['bound']")"
 if python3 -c "import sys; sys.exit(0 if $slow_wall > 3.9 * $fast_wall else 1)"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: slow storage did not stretch the wall time ($fast_wall -> $slow_wall)"; fi
 expect 0 "estimate table warns" -- "$G" estimate "${SLOW[@]}" --storage-bandwidth "$bw" --no-color
 has out 'warning: the input pipeline \(storage\), not the GPUs, bounds this run' "warning under the table"
@@ -125,8 +125,8 @@ P=(--model llama-3.1-8b --method lora --precision "$(jget plan_slow.json "d['pla
    --grad-accum "$(jget plan_slow.json "d['plan']['grad_accum']")" --gpus "$(jget plan_slow.json "d['plan']['gpus']")"
    --tokens 200M --pricing on-demand --storage-bandwidth "$bw")
 expect 0 "estimate plan's pick, slow storage" -- "$G" estimate "${P[@]}" --offer runpod/l40s-x1 --format json
-same "plan wall = estimate wall (slow storage)" "$(jget plan_slow.json "round(d['plan']['wall_seconds'])")" "$(jget out "round(d['cost'][0]['wall_seconds'])")"
-same "plan's pick is storage-bound" "storage" "$(jget out "d['cost'][0]['pipeline']['bound']")"
+same "plan wall = estimate wall (slow storage)" "$(jget plan_slow.json "round(d['plan']['wall_seconds'])")" "$(jget out "round(d['offers'][0]['wall_seconds'])")"
+same "plan's pick is storage-bound" "storage" "$(jget out "d['offers'][0]['pipeline']['bound']")"
 mkdir -p "$TMP/slowspecs"
 {
   echo "name: slow-storage"

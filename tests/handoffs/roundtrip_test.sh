@@ -120,7 +120,7 @@ if lay["sequence_parallel"] and "--sequence-parallel" not in have and "--tensor-
     if $PY - "$TMP/$name.plan.json" "$TMP/est.json" "$name/$engine" <<'PY'; then ok; else bad "$name: $engine round trip differs"; fi
 import json, sys
 plan = json.load(open(sys.argv[1]))["plan"]
-row = json.load(open(sys.argv[2]))["cost"][0]
+row = json.load(open(sys.argv[2]))["offers"][0]
 for key in ("per_gpu_bytes", "step_seconds"):
     a, b = plan[key], row[key]
     if abs(a - b) > 1e-6 * max(abs(a), 1):

@@ -136,7 +136,7 @@ TEST_CASE("too few runs for a constant are reported with the count needed", "[ca
   }
   CHECK(fit.underfit[0].constant == "fragmentation");
   CHECK(fit.underfit[1].constant == "cuda_context");
-  CHECK(fit.underfit[2].constant == "utilisation_scale");
+  CHECK(fit.underfit[2].constant == "utilization_scale");
   CHECK_FALSE(fit.profile.fragmentation);
 }
 
@@ -159,6 +159,27 @@ TEST_CASE("a profile round-trips through YAML exactly", "[calibrate]") {
   CHECK(q.runs == p.runs);
   CHECK(q.source == p.source);
   CHECK(io::profile_to_yaml(q) == io::profile_to_yaml(p));
+}
+
+TEST_CASE("profiles written with the first spelling of utilization still load", "[calibrate]") {
+  const std::string body = "_scale: {value: 1.2, runs: 4}\n  UTIL:\n    datacentre/lora: {value: 0.4, runs: 3}\n";
+  auto profile = [&](const std::string& word) {
+    std::string text = "gpuplan_profile: 1\ntime:\n  " + word + body;
+    text.replace(text.find("UTIL"), 4, word);
+    return io::parse_profile(text, "p.yaml");
+  };
+  const Profile old = profile("utilisation"), now = profile("utilization");
+  CHECK(old.hfu_scale == 1.2);
+  CHECK(old.hfu_scale == now.hfu_scale);
+  CHECK(old.hfu == now.hfu);
+  CHECK(io::profile_to_yaml(old).find("  utilization:\n") != std::string::npos);  // written in the flags' spelling
+  try {
+    io::parse_profile("gpuplan_profile: 1\ntime:\n  utilization: {}\n  utilisation: {}\n", "p.yaml");
+    FAIL("accepted both spellings");
+  } catch (const InputErrors& e) {
+    CHECK(e.errors().front().field() == "time.utilisation");
+    CHECK(e.errors().front().where().line == 4);
+  }
 }
 
 TEST_CASE("profile files with mistakes are refused with the line", "[calibrate]") {
@@ -242,7 +263,7 @@ TEST_CASE("calibrate's constants: every one in order, fitted or default, with th
   const std::vector<ConstantFit> c = calibration_constants(p, runs);
   std::vector<std::string> names;
   for (const auto& x : c) names.push_back(x.name);
-  CHECK(names == std::vector<std::string>{"cuda_context_gib", "fragmentation", "utilisation_scale (pooled)", "utilisation[consumer/lora]",
+  CHECK(names == std::vector<std::string>{"cuda_context_gib", "fragmentation", "utilization_scale (pooled)", "utilization[consumer/lora]",
                                           "bandwidth_efficiency", "step_overhead_ms"});
   CHECK_FALSE(c[0].fitted);
   CHECK(c[0].runs == 0);  // one run measures it, but nothing was fitted

@@ -72,25 +72,35 @@ int slot_of(const std::string& key) {
   return -1;
 }
 
+// The key `name` (the spelling profiles are written with) or its first spelling, which profiles
+// written before it still use; refused when a file gives both.
+std::string spelt(const YAML::Node& t, const ProfileReader& rd, const std::string& name, const std::string& first) {
+  if (t[name] && t[first])
+    rd.errors.emplace_back(yaml_location(rd.path, t[first]), "time." + first, "give one of time." + name + " and time." + first);
+  return t[first] && !t[name] ? first : name;
+}
+
 void read_time(const YAML::Node& t, const ProfileReader& rd, Profile& p) {
-  rd.unknown_keys(t, "time", {"utilisation", "utilisation_scale", "bandwidth_efficiency", "step_overhead_seconds"});
+  rd.unknown_keys(t, "time", {"utilization", "utilization_scale", "utilisation", "utilisation_scale", "bandwidth_efficiency",
+                              "step_overhead_seconds"});
   if (!t.IsMap()) return;
-  if (const YAML::Node s = t["utilisation_scale"]) {
-    rd.unknown_keys(s, "time.utilisation_scale", {"value", "runs"});
-    if (!s.IsMap() || !s["value"]) rd.errors.emplace_back(yaml_location(rd.path, s), "time.utilisation_scale.value", "missing");
-    else p.hfu_scale = rd.number(s["value"], "time.utilisation_scale.value", 0.01, 10);
-    if (s.IsMap() && s["runs"]) p.hfu_scale_runs = static_cast<int>(rd.number(s["runs"], "time.utilisation_scale.runs", 0, 1e9));
+  const std::string scale = spelt(t, rd, "utilization_scale", "utilisation_scale"), util = spelt(t, rd, "utilization", "utilisation");
+  if (const YAML::Node s = t[scale]) {
+    rd.unknown_keys(s, "time." + scale, {"value", "runs"});
+    if (!s.IsMap() || !s["value"]) rd.errors.emplace_back(yaml_location(rd.path, s), "time." + scale + ".value", "missing");
+    else p.hfu_scale = rd.number(s["value"], "time." + scale + ".value", 0.01, 10);
+    if (s.IsMap() && s["runs"]) p.hfu_scale_runs = static_cast<int>(rd.number(s["runs"], "time." + scale + ".runs", 0, 1e9));
   }
   if (t["bandwidth_efficiency"]) p.bandwidth_efficiency = rd.number(t["bandwidth_efficiency"], "time.bandwidth_efficiency", 0.01, 1.5);
   if (t["step_overhead_seconds"]) p.step_overhead_seconds = rd.number(t["step_overhead_seconds"], "time.step_overhead_seconds", 0, 10);
-  const YAML::Node u = t["utilisation"];
+  const YAML::Node u = t[util];
   if (!u) return;
   if (!u.IsMap()) {
-    rd.errors.emplace_back(yaml_location(rd.path, u), "time.utilisation", "expected CLASS/METHOD: {value: V, runs: N}");
+    rd.errors.emplace_back(yaml_location(rd.path, u), "time." + util, "expected CLASS/METHOD: {value: V, runs: N}");
     return;
   }
   for (const auto& kv : u) {
-    const std::string key = kv.first.Scalar(), field = "time.utilisation." + key;
+    const std::string key = kv.first.Scalar(), field = "time." + util + "." + key;
     const int slot = slot_of(key);
     if (slot < 0) {
       rd.errors.emplace_back(yaml_location(rd.path, kv.first), field,
@@ -122,10 +132,10 @@ std::string profile_to_yaml(const Profile& p) {
   s += "time:\n";
   bool any = false;
   if (p.hfu_scale)
-    s += "  utilisation_scale: {value: " + num(*p.hfu_scale) + ", runs: " + std::to_string(p.hfu_scale_runs) + "}\n";
+    s += "  utilization_scale: {value: " + num(*p.hfu_scale) + ", runs: " + std::to_string(p.hfu_scale_runs) + "}\n";
   for (int i = 0; i < kHfuSlots; ++i) {
     if (!(p.hfu[i] > 0)) continue;
-    if (!any) s += "  utilisation:\n";
+    if (!any) s += "  utilization:\n";
     any = true;
     s += std::string("    ") + kForms[i / 6] + "/" + kMethods[i % 6] + ": {value: " + num(p.hfu[i]) +
          ", runs: " + std::to_string(p.hfu_runs[i]) + "}\n";

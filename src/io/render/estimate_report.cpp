@@ -197,8 +197,11 @@ nlohmann::json estimate_json(const EstimateReport& r) {
   j["memory"] = memory_json(r.memory);
   j["fits"] = fits_json(r);
   j["advice"] = advice_json(r);
-  j["cost"] = nlohmann::json::array();
-  for (const auto& p : r.offers) j["cost"].push_back(offer_json(p, r.run));
+  // `offers`, as compare calls its rows; `cost` is the same array under the name schema 1
+  // started with (plan's and check's `cost` are numbers), kept until schema 2 (docs/json.md).
+  j["offers"] = nlohmann::json::array();
+  for (const auto& p : r.offers) j["offers"].push_back(offer_json(p, r.run));
+  j["cost"] = j["offers"];
   j["warnings"] = price_warnings(r.offers, r.run);
   j["time"] = time_json(r);
   return j;

@@ -191,8 +191,9 @@ TEST_CASE("estimate with a priced offer: the offers table, its JSON cost row and
   CHECK(tables[3].rows[0][7] == "0.2306 *");
   const nlohmann::json j = estimate_json(r);
   REQUIRE(j["cost"].size() == 1);  // an array of offers, best first
-  CHECK(j["cost"][0]["offer"] == "gpu_1x_h100");
-  CHECK(j["cost"][0]["per_million_tokens"] == 0.2306);
+  CHECK(j["offers"][0]["offer"] == "gpu_1x_h100");
+  CHECK(j["offers"][0]["per_million_tokens"] == 0.2306);
+  CHECK(j["cost"] == j["offers"]);  // the deprecated name of the same rows
   const auto notes = estimate_notes(r);
   REQUIRE(notes.size() >= 3);
   CHECK(notes[0] == "no offer meets the budget and deadline");
