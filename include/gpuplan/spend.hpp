@@ -57,10 +57,26 @@ struct SpendGroup {
   std::optional<double> cost_per_thousand_requests() const;
 };
 
+// What a dashboard alert is about, as numbers and names: the renderer chooses the words
+// (io/render/alert_text). Money is in the report's currency.
+enum class AlertKind {
+  over_cap,            // a period cap (total, team, user): spent past it
+  forecast_over_cap,   // a period cap: the period's burn rate ends it past the cap
+  run_over_max_cost,   // one run (a ledger record) cost more than its spec's max_cost
+  over_life_cap,       // an experiment's whole ledger to as_of past the per-experiment cap
+  unpriced,            // an active spec cannot be priced
+  spot_no_checkpoint,  // an active spec runs on spot and sets no checkpoint interval
+};
+// The kind JSON prints: over_life_cap prints "over_cap", as every cap passed does.
+const char* to_string(AlertKind k);
+
 struct SpendAlert {
-  std::string kind;     // over_cap, forecast_over_cap, run_over_max_cost, spot_no_checkpoint, unpriced
-  std::string subject;  // "total", "team nlp", "user asha", an experiment name
-  std::string message;  // the numbers, in words
+  AlertKind kind = AlertKind::over_cap;
+  std::string subject;      // "total", "team nlp", "user asha", "experiment X", or a spec's name
+  MonthBurn burn;           // over_cap, forecast_over_cap: the period's spend, forecast, cap and crossing
+  double value = 0, limit = 0;  // run_over_max_cost: the run's cost and max_cost; over_life_cap: spent and the cap
+  std::string date;         // run_over_max_cost: the run's date; over_life_cap: as_of
+  std::string why;          // unpriced: why it cannot be priced (the pricer's words)
 };
 
 struct Spender {

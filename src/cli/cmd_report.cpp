@@ -13,6 +13,7 @@
 #include "cli/project_config.hpp"
 #include "gpuplan/spend.hpp"
 #include "gpuplan/units.hpp"
+#include "io/render/alert_text.hpp"
 #include "io/render/experiments_render.hpp"
 #include "io/render/spend_render.hpp"
 #include "io/text/files.hpp"
@@ -103,7 +104,7 @@ Report terminal_summary(const SpendReport& s, bool json) {
     r.tables.push_back(io::families_table(s));
     for (const auto& line : io::family_notes(s)) r.notes.push_back(line);
   }
-  for (const auto& a : s.alerts) r.notes.push_back("alert: " + a.message);
+  for (const auto& a : s.alerts) r.notes.push_back("alert: " + io::alert_message(a, s.currency));
   if (s.alerts.empty()) r.notes.push_back("no alerts");
   return r;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "gpuplan/catalog.hpp"  // days_between
@@ -10,12 +9,6 @@
 namespace gpuplan {
 
 namespace {
-
-std::string money(double v, const std::string& currency) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f %s", v, currency.c_str());
-  return buf;
-}
 
 bool within(const LedgerRecord& r, const Period& p, const std::string& as_of) {
   return r.date >= p.first && r.date.compare(0, 10, p.last) <= 0 && r.date.compare(0, 10, as_of) <= 0;
@@ -65,18 +58,10 @@ std::vector<SpendGroup> groups(const std::vector<LedgerRecord>& period_records, 
   return out;
 }
 
-void cap_alerts(const std::string& subject, const MonthBurn& b, const std::string& cur, std::vector<SpendAlert>& out) {
+void cap_alerts(const std::string& subject, const MonthBurn& b, std::vector<SpendAlert>& out) {
   if (!b.cap) return;
-  if (b.spent > *b.cap) {
-    out.push_back({"over_cap", subject,
-                   subject + ": spent " + money(b.spent, cur) + " in " + b.period + ", over the cap " + money(*b.cap, cur) +
-                       (b.crosses_on.empty() ? "" : " since " + b.crosses_on)});
-  } else if (b.forecast_made && b.forecast > *b.cap) {
-    out.push_back({"forecast_over_cap", subject,
-                   subject + ": at " + money(b.burn_per_day, cur) + "/day (" + std::to_string(b.days_elapsed) + " days of " + b.period +
-                       ") the period ends at " + money(b.forecast, cur) + ", over the cap " + money(*b.cap, cur) +
-                       (b.crosses_on.empty() ? "" : "; crossed on " + b.crosses_on)});
-  }
+  if (b.spent > *b.cap) out.push_back({AlertKind::over_cap, subject, b});
+  else if (b.forecast_made && b.forecast > *b.cap) out.push_back({AlertKind::forecast_over_cap, subject, b});
 }
 
 std::vector<Spender> largest(const SpendReport& r, std::size_t per_kind) {
@@ -96,6 +81,18 @@ std::vector<Spender> largest(const SpendReport& r, std::size_t per_kind) {
 }
 
 }  // namespace
+
+const char* to_string(AlertKind k) {
+  switch (k) {
+    case AlertKind::over_cap:
+    case AlertKind::over_life_cap: return "over_cap";
+    case AlertKind::forecast_over_cap: return "forecast_over_cap";
+    case AlertKind::run_over_max_cost: return "run_over_max_cost";
+    case AlertKind::unpriced: return "unpriced";
+    case AlertKind::spot_no_checkpoint: return "spot_no_checkpoint";
+  }
+  return "?";
+}
 
 int days_in_month(int year, int month) {
   static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -163,14 +160,11 @@ namespace {
 // latter alerts while the experiment still spends (has records in the period), not for ever.
 void experiment_alerts(const BudgetPolicy& policy, const std::map<std::string, double>& experiment_spent, const std::vector<LedgerRecord>& in_period,
                        const std::vector<ExperimentCheck>& planned, const std::string& as_of, std::vector<SpendAlert>& out) {
-  const std::string& cur = policy.currency;
   for (const auto& e : planned) {
     if (!e.max_cost) continue;
     for (const auto& rec : in_period)
       if (rec.experiment == e.name && rec.cost > *e.max_cost)
-        out.push_back({"run_over_max_cost", "experiment " + e.name,
-                       "experiment " + e.name + ": a run on " + rec.date + " cost " + money(rec.cost, cur) + ", over its per-run max_cost " +
-                           money(*e.max_cost, cur)});
+        out.push_back({AlertKind::run_over_max_cost, "experiment " + e.name, {}, rec.cost, *e.max_cost, rec.date});
   }
   if (!policy.per_experiment) return;
   std::map<std::string, bool> active;
@@ -178,9 +172,7 @@ void experiment_alerts(const BudgetPolicy& policy, const std::map<std::string, d
   for (const auto& [name, spent] : experiment_spent) {
     if (!active.count(name) || spent <= *policy.per_experiment) continue;
     const std::string subject = "experiment " + (name.empty() ? std::string(kNone) : name);
-    out.push_back({"over_cap", subject,
-                   subject + ": spent " + money(spent, cur) + " over its whole ledger to " + as_of + ", over the per-experiment cap " +
-                       money(*policy.per_experiment, cur)});
+    out.push_back({AlertKind::over_life_cap, subject, {}, spent, *policy.per_experiment, as_of});
   }
 }
 
@@ -233,15 +225,14 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
   r.teams = groups(in_period, "team", policy.teams, period, as_of);
   r.users = groups(in_period, "user", policy.users, period, as_of);
   r.experiments = experiment_groups(in_period, planned, period, as_of);
-  cap_alerts("total", r.total, r.currency, r.alerts);
-  for (const auto& g : r.teams) cap_alerts("team " + g.name, g.burn, r.currency, r.alerts);
-  for (const auto& g : r.users) cap_alerts("user " + g.name, g.burn, r.currency, r.alerts);
+  cap_alerts("total", r.total, r.alerts);
+  for (const auto& g : r.teams) cap_alerts("team " + g.name, g.burn, r.alerts);
+  for (const auto& g : r.users) cap_alerts("user " + g.name, g.burn, r.alerts);
   experiment_alerts(policy, experiment_spent, in_period, planned, as_of, r.alerts);
   for (const auto& e : planned) {
     const bool active = e.status == SpecStatus::planned || e.status == SpecStatus::running;
-    if (active && !e.priced) r.alerts.push_back({"unpriced", e.name, e.name + ": cannot be priced: " + e.unpriced_reason});
-    if (active && e.spot && !(e.checkpoint_interval_seconds.value_or(0) > 0))
-      r.alerts.push_back({"spot_no_checkpoint", e.name, e.name + ": runs on spot instances and sets no checkpoint interval; a preemption loses the run"});
+    if (active && !e.priced) r.alerts.push_back({AlertKind::unpriced, e.name, {}, 0, 0, "", e.unpriced_reason});
+    if (active && e.spot && !(e.checkpoint_interval_seconds.value_or(0) > 0)) r.alerts.push_back({AlertKind::spot_no_checkpoint, e.name});
   }
   r.largest = largest(r, 5);
   std::vector<LedgerRecord> to_date;

@@ -41,7 +41,7 @@ bool all_pass(const std::vector<RuleResult>& rs) {
   return std::all_of(rs.begin(), rs.end(), [](const RuleResult& r) { return r.pass; });
 }
 bool has_alert(const SpendReport& r, const std::string& kind, const std::string& subject) {
-  return std::any_of(r.alerts.begin(), r.alerts.end(), [&](const SpendAlert& a) { return a.kind == kind && a.subject == subject; });
+  return std::any_of(r.alerts.begin(), r.alerts.end(), [&](const SpendAlert& a) { return to_string(a.kind) == kind && a.subject == subject; });
 }
 }  // namespace
 
@@ -129,7 +129,7 @@ TEST_CASE("report: max_cost caps each run, and forecasts wait for a week of hist
   CHECK(has_alert(r, "forecast_over_cap", "total"));
   s.max_cost = 11;  // one run of 11.45 is over a per-run cap of 11; the other is not
   r = build_spend_report(p, ledger, {}, {s}, "2026-12-03");
-  CHECK(std::count_if(r.alerts.begin(), r.alerts.end(), [](const SpendAlert& a) { return a.kind == "run_over_max_cost"; }) == 1);
+  CHECK(std::count_if(r.alerts.begin(), r.alerts.end(), [](const SpendAlert& a) { return a.kind == AlertKind::run_over_max_cost; }) == 1);
 }
 
 // "Done when": twelve monthly gate runs over one spec folder and one ledger. Each month a new

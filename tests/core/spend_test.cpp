@@ -21,7 +21,7 @@ LedgerRecord rec(const std::string& date, const std::string& experiment, const s
   return r;
 }
 bool has_alert(const SpendReport& r, const std::string& kind, const std::string& subject) {
-  return std::any_of(r.alerts.begin(), r.alerts.end(), [&](const SpendAlert& a) { return a.kind == kind && a.subject == subject; });
+  return std::any_of(r.alerts.begin(), r.alerts.end(), [&](const SpendAlert& a) { return to_string(a.kind) == kind && a.subject == subject; });
 }
 }  // namespace
 

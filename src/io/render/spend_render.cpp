@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "io/render/alert_text.hpp"
 #include "io/render/experiments_render.hpp"
 #include "io/render/render.hpp"
 
@@ -203,20 +204,24 @@ std::string experiments_section(const SpendReport& r) {
          bar_chart("Experiments, planned and actual", bars) + table("experiments", "Experiments (table)", cols, rows) + "</section>";
 }
 
+const char* alert_tag(AlertKind k) {
+  switch (k) {
+    case AlertKind::over_cap:
+    case AlertKind::over_life_cap: return "OVER CAP";
+    case AlertKind::forecast_over_cap: return "FORECAST OVER CAP";
+    case AlertKind::spot_no_checkpoint: return "SPOT WITHOUT CHECKPOINTS";
+    case AlertKind::unpriced: return "UNPRICED";
+    case AlertKind::run_over_max_cost: return "run_over_max_cost";
+  }
+  return "";
+}
+
 std::string alerts_section(const SpendReport& r) {
-  static const std::pair<const char*, const char*> kTags[] = {{"over_cap", "OVER CAP"},
-                                                              {"forecast_over_cap", "FORECAST OVER CAP"},
-                                                              {"spot_no_checkpoint", "SPOT WITHOUT CHECKPOINTS"},
-                                                              {"unpriced", "UNPRICED"}};
   std::string s = "<section><h2>Alerts</h2>";
   if (r.alerts.empty()) return s + "<p>No alerts.</p></section>";
   s += "<ul class=\"alerts\" id=\"alerts\">";
-  for (const auto& a : r.alerts) {
-    std::string tag = a.kind;
-    for (const auto& [k, t] : kTags)
-      if (a.kind == k) tag = t;
-    s += "<li><span class=\"tag\">" + html_escape(tag) + "</span>" + html_escape(a.message) + "</li>";
-  }
+  for (const auto& a : r.alerts)
+    s += "<li><span class=\"tag\">" + html_escape(alert_tag(a.kind)) + "</span>" + html_escape(alert_message(a, r.currency)) + "</li>";
   return s + "</ul></section>";
 }
 
@@ -270,7 +275,7 @@ nlohmann::json spend_report_json(const SpendReport& r) {
   j["largest"] = nlohmann::json::array();
   for (const auto& s : r.largest) j["largest"].push_back({{"kind", s.kind}, {"name", s.name}, {"spent", s.spent}, {"share", s.share}});
   j["alerts"] = nlohmann::json::array();
-  for (const auto& a : r.alerts) j["alerts"].push_back({{"kind", a.kind}, {"subject", a.subject}, {"message", a.message}});
+  for (const auto& a : r.alerts) j["alerts"].push_back({{"kind", to_string(a.kind)}, {"subject", a.subject}, {"message", alert_message(a, r.currency)}});
   if (!r.families.empty()) j.update(families_json(r));
   return j;
 }

@@ -50,7 +50,8 @@ SpendReport december() {
   sft.planned = 250;
   r.experiments = {sft};
   r.largest = {{"team", "nlp", 1000, 1.0}};
-  r.alerts = {{"over_cap", "team nlp", "nlp spent 1,000.00 of its 800.00 cap"}};
+  nlp.burn.period = "2026-12";
+  r.alerts = {{AlertKind::over_cap, "team nlp", nlp.burn}};
   return r;
 }
 
@@ -109,7 +110,7 @@ TEST_CASE("the HTML page: no scripts, names escaped, a table behind every chart"
   CHECK(has(h, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   for (const char* id : {"summary", "days", "months", "teams", "users", "experiments", "largest"})
     CHECK(has(h, "<table id=\"" + std::string(id) + "\">"));
-  CHECK(has(h, "<li><span class=\"tag\">OVER CAP</span>nlp spent 1,000.00 of its 800.00 cap</li>"));
+  CHECK(has(h, "<li><span class=\"tag\">OVER CAP</span>team nlp: spent 1000.00 USD in 2026-12, over the cap 800.00 USD since 2026-12-08</li>"));
   CHECK(has(h, "<tr><td>period-end forecast</td><td class=\"n\">3100.00</td></tr>"));
   CHECK(has(h, "<tr><td>cap crossed on</td><td class=\"n\">2026-12-25 (forecast)</td></tr>"));
   CHECK(has(h, "<tr><td>nlp</td><td class=\"n\">1000.00</td><td class=\"n\">800.00</td><td class=\"n\">125.00%</td><td class=\"n\">100.00</td>"
