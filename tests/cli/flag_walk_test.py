@@ -9,9 +9,11 @@ without a row here fails the test: write the row, or do not register the flag.
 
 Usage: flag_walk_test.py GPUPLAN REPO_ROOT [COMMAND ...]
 """
+import atexit
 import concurrent.futures
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -23,6 +25,7 @@ ONLY = set(sys.argv[3:])
 FIX = os.path.join(ROOT, "tests", "fixtures")
 EX = os.path.join(ROOT, "examples", "ci")
 TMP = tempfile.mkdtemp(prefix="flagwalk.")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)  # every run left its inputs in /tmp
 ST = os.path.join(TMP, "model.safetensors")
 PROFILE = os.path.join(TMP, "profile.yaml")
 CONTENDED = os.path.join(TMP, "contended_jobs.csv")  # replay: two teams wait for the same GPUs at once
