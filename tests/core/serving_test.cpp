@@ -431,7 +431,7 @@ TEST_CASE("estimate's decode speed is serve's: one pass model", "[serving][time]
   }
 }
 
-TEST_CASE("a route's answer is its first option meeting the targets; routes together sum money over summed traffic", "[serving]") {
+TEST_CASE("a route's answer is its first option meeting the targets, and routes together sum money over summed traffic", "[serving]") {
   ServingSearch s;
   CHECK(best_serving_option(s) == nullptr);
   s.options.resize(3);

@@ -206,7 +206,7 @@ TEST_CASE("serve's JSON: the inputs echoed, the shown offers, each route's best 
   CHECK(serve_json(r)["combined"].is_null());
 }
 
-TEST_CASE("serve's tables: options titled by model, quant, KV, rate and peak; roofline and exclusions when asked", "[render][serve]") {
+TEST_CASE("serve's tables: options titled by model, quant, KV, rate and peak, then the roofline and (asked) exclusions", "[render][serve]") {
   const Sheet s;
   ServeReport r = report(s);
   r.routes[0].search.roofline = {{1, 0.01, 100, false}};
