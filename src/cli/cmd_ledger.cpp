@@ -11,10 +11,10 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "gpuplan/spend.hpp"
-#include "cli/format_values.hpp"
 #include "gpuplan/units.hpp"
 #include "cli/ledger_source.hpp"
 #include "cli/outcome_flags.hpp"
+#include "io/render/ledger_render.hpp"
 #include "io/usage/ledger.hpp"
 #include "io/usage/ledger_record_check.hpp"
 #include "store/ledger_store.hpp"
@@ -90,11 +90,10 @@ int run_add(const Context& ctx, const AddFlags& f) {
   auto ledger = store::open_ledger(f.ledger, true);
   const bool added = ledger->append({r}) == 1;
   for (const auto& w : ledger->warnings()) ctx.warn(w);
+  const io::LedgerAddView view{ledger->describe(), r, added};
   Report rep;
-  rep.json["appended"] = added ? nlohmann::json::parse(io::ledger_line(r)) : nlohmann::json();
-  rep.json["duplicate_id"] = added ? nlohmann::json() : nlohmann::json(r.id);
-  rep.notes.push_back(added ? "appended to " + ledger->describe() + ": " + r.experiment + " " + num(r.cost, 2) + " " + r.currency + " (id " + r.id + ")"
-                            : "already recorded: " + ledger->describe() + " holds id " + r.id + "; nothing added");
+  rep.json = io::ledger_add_json(view);
+  rep.notes = io::ledger_add_notes(view);
   ctx.print_report(rep);
   return 0;
 }
@@ -139,14 +138,10 @@ int copy_ledger(const Context& ctx, const std::string& from, const std::string& 
   }
   for (const auto& w : src->warnings()) ctx.warn(w);
   for (const auto& w : dst->warnings()) ctx.warn(w);
+  const io::LedgerCopyView view{src->describe(), dst->describe(), read, added};
   Report rep;
-  rep.json["from"] = src->describe();
-  rep.json["to"] = dst->describe();
-  rep.json["read"] = read;
-  rep.json["added"] = added;
-  rep.json["already_present"] = read - added;
-  rep.notes.push_back("copied " + std::to_string(added) + " of " + std::to_string(read) + " records from " + src->describe() + " to " +
-                      dst->describe() + " (" + std::to_string(read - added) + " already there)");
+  rep.json = io::ledger_copy_json(view);
+  rep.notes = io::ledger_copy_notes(view);
   ctx.print_report(rep);
   return 0;
 }
@@ -174,27 +169,10 @@ int run_report(const Context& ctx, const ReportFlags& f) {
       f.period.empty() ? "" : f.period + "-" + std::to_string(days_in_month(std::stoi(f.period.substr(0, 4)), std::stoi(f.period.substr(5, 2))));
   const store::SpendQuery query{f.by == "period" ? "month" : f.by, f.period.empty() ? "" : f.period + "-01", last_day};
   const KeySpend spend = ledger_spend(ctx, f.ledger, {query}, f.currency).front();
-  std::map<std::string, double> sums;
-  for (const auto& [key, v] : spend.by_key) sums[key.empty() ? "(none)" : key] += v;
-  const std::size_t records = spend.records;
+  const io::LedgerSpendView view{f.by, f.currency, spend.by_key, spend.records};
   Report rep;
-  rep.json["by"] = f.by;
-  rep.json["currency"] = f.currency;
-  rep.json["spend"] = nlohmann::json::object();
-  io::Table t;
-  t.title = "Spend by " + f.by + " (" + f.currency + ")";
-  t.columns = {f.by, "spend"};
-  t.align = {io::Align::left, io::Align::right};
-  double total = 0;
-  for (const auto& [k, v] : sums) {
-    rep.json["spend"][k] = v;
-    t.rows.push_back({k, num(v, 2)});
-    total += v;
-  }
-  rep.json["total"] = total;
-  rep.json["records"] = records;
-  t.rows.push_back({"total", num(total, 2)});
-  rep.tables.push_back(t);
+  rep.json = io::ledger_spend_json(view);
+  rep.tables.push_back(io::ledger_spend_table(view));
   ctx.print_report(rep);
   return 0;
 }

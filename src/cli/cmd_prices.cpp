@@ -3,11 +3,13 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "io/catalogs/shipped_data.hpp"
 #include "io/fetch/price_update.hpp"
+#include "io/render/prices_render.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -20,32 +22,17 @@ struct PricesFlags {
   std::uint64_t max_bytes = io::kMaxPriceSheetBytes;
 };
 
-Report update_report(const std::vector<io::ProviderUpdate>& updates, const std::string& cache) {
-  Report r;
-  io::Table t;
-  t.columns = {"provider", "outcome", "offers", "bytes", "source / reason"};
-  t.csv_columns = {"provider", "outcome", "offers", "bytes", "source", "reason"};
-  t.align = {io::Align::left, io::Align::left, io::Align::right, io::Align::right, io::Align::left};
-  t.cuttable = {4};
-  r.json["cache_dir"] = cache;
-  r.json["updates"] = nlohmann::json::array();
+// The fetcher's answers as the report value: counts only for a fresh sheet, a reason only for a failure.
+io::PricesUpdateView update_view(const std::vector<io::ProviderUpdate>& updates, const std::string& cache) {
+  io::PricesUpdateView v{cache, {}};
   for (const auto& u : updates) {
     const bool ok = u.outcome != io::ProviderUpdate::Outcome::failed;
     const bool fresh = u.outcome == io::ProviderUpdate::Outcome::updated;
-    r.json["updates"].push_back({{"provider", u.provider}, {"outcome", io::to_string(u.outcome)}, {"source", u.source},
-                                 {"offers", fresh ? nlohmann::json(u.offers) : nlohmann::json()},
-                                 {"bytes", fresh ? nlohmann::json(u.bytes) : nlohmann::json()},
-                                 {"checked_at", ok ? nlohmann::json(u.checked_at) : nlohmann::json()},
-                                 {"reason", ok ? nlohmann::json() : nlohmann::json(u.reason)}});
-    t.rows.push_back({u.provider, io::to_string(u.outcome), fresh ? std::to_string(u.offers) : "-",
-                      fresh ? std::to_string(u.bytes) : "-", ok ? u.source : u.reason});
-    t.csv_rows.push_back({u.provider, io::to_string(u.outcome), fresh ? std::to_string(u.offers) : "",
-                          fresh ? std::to_string(u.bytes) : "", u.source, ok ? "" : u.reason});
+    v.rows.push_back({u.provider, io::to_string(u.outcome), u.source, fresh ? std::optional(u.offers) : std::nullopt,
+                      fresh ? std::optional(u.bytes) : std::nullopt, ok ? std::optional(u.checked_at) : std::nullopt,
+                      ok ? std::nullopt : std::optional(u.reason)});
   }
-  r.tables.push_back(std::move(t));
-  r.notes.push_back("cache: " + cache + "; every pricing command now uses these sheets over the shipped ones "
-                    "(--offline: shipped only); unchanged = the server said the cached sheet is current");
-  return r;
+  return v;
 }
 
 int run_update(const Context& ctx, const PricesFlags& f) {
@@ -58,16 +45,16 @@ int run_update(const Context& ctx, const PricesFlags& f) {
   o.progress = !ctx.options.quiet && ::isatty(STDERR_FILENO) != 0;
   const std::string cache = io::price_cache_dir();
   const auto updates = io::update_prices(o, io::load_shipped_catalog(), cache);
-  ctx.print_report(update_report(updates, cache));
-  int code = 0;
-  for (const auto& u : updates) {
-    if (u.outcome != io::ProviderUpdate::Outcome::failed) continue;
-    // Errors, not warnings: -q does not hide them.
-    std::fprintf(stderr, "gpuplan: error: %s: %s (%s); its previous cached sheet, if any, is kept\n", u.provider.c_str(),
-                 u.reason.c_str(), u.source.c_str());
-    code = 1;
-  }
-  return code;
+  const io::PricesUpdateView view = update_view(updates, cache);
+  Report r;
+  r.json = io::prices_update_json(view);
+  r.tables.push_back(io::prices_update_table(view));
+  r.notes = io::prices_update_notes(view);
+  ctx.print_report(r);
+  // Errors, not warnings: -q does not hide them. The previous cache is kept; the exit says so.
+  const std::vector<std::string> errors = io::prices_update_errors(view);
+  for (const auto& e : errors) std::fprintf(stderr, "gpuplan: error: %s\n", e.c_str());
+  return errors.empty() ? 0 : 1;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "core/test_models.hpp"
 #include "gpuplan/memory.hpp"
 #include "gpuplan/serving.hpp"
+#include "gpuplan/serving_routes.hpp"
 #include "gpuplan/step_time.hpp"
 #include "gpuplan/units.hpp"
 
@@ -428,4 +429,33 @@ TEST_CASE("estimate's decode speed is serve's: one pass model", "[serving][time]
       }
     }
   }
+}
+
+TEST_CASE("a route's answer is its first option meeting the targets, and routes together sum money over summed traffic", "[serving]") {
+  ServingSearch s;
+  CHECK(best_serving_option(s) == nullptr);
+  s.options.resize(3);
+  s.options[0].cost.per_month = 100;  // cheaper, but misses the latency target
+  s.options[1].fleet.meets_latency = true;
+  s.options[1].cost.per_month = 300;
+  s.options[1].fleet.output_tokens_per_month = 1e8;
+  s.options[1].fleet.requests_per_month = 1e5;
+  s.options[2].fleet.meets_latency = true;
+  s.options[2].cost.per_month = 900;
+  s.options[2].fleet.output_tokens_per_month = 2e8;
+  s.options[2].fleet.requests_per_month = 5e5;
+  CHECK(best_serving_option(s) == &s.options[1]);
+
+  // 1200 a month over 3e8 tokens (4 per 1M) and 6e5 requests (0.002 each).
+  const auto both = routed_serving_cost({&s.options[1], &s.options[2]});
+  REQUIRE(both);
+  CHECK(both->per_month == Approx(1200));
+  CHECK(both->per_million_output_tokens == Approx(4));
+  CHECK(both->per_request == Approx(0.002));
+  CHECK_FALSE(routed_serving_cost({&s.options[1], nullptr}));  // a route without an answer: no total
+  const auto idle = routed_serving_cost({&s.options[0]});     // no traffic: per-unit costs 0, not NaN
+  REQUIRE(idle);
+  CHECK(idle->per_month == 100);
+  CHECK(idle->per_million_output_tokens == 0);
+  CHECK(idle->per_request == 0);
 }

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "io/render/format.hpp"
-
+#include <algorithm>
 #include <cmath>
+
+#include "gpuplan/memory.hpp"
+#include "gpuplan/serving_routes.hpp"
+#include "io/render/format.hpp"
 
 namespace gpuplan::io {
 
@@ -129,6 +132,140 @@ Table serving_excluded_table(const ServingSearch& s) {
   t.columns = {"offer", "why"};
   for (const auto& e : s.excluded) t.rows.push_back({e.where.offer->key(), e.why});
   return t;
+}
+
+// --- the whole report ---------------------------------------------------------------------------
+
+namespace {
+
+json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(); }
+
+ServeRowContext row_context(const ServeReport& r, const ServeRoute& route) {
+  return {route.name, to_string(r.run.spec.bill.pricing), r.run.currency, r.scaling.autoscale && r.scaling.min_replicas == 0};
+}
+
+// The options a route shows: its `top` cheapest.
+std::vector<ServingOption> shown_options(const ServeReport& r, const ServeRoute& route) {
+  const auto& opts = route.search.options;
+  return {opts.begin(), opts.begin() + static_cast<std::ptrdiff_t>(std::min(opts.size(), r.top))};
+}
+
+json inputs_traffic_json(const ServeReport& r) {
+  return {{"requests_per_second_mean", r.traffic.mean_requests_per_second},
+          {"requests_per_second_peak", r.traffic.mean_requests_per_second * r.traffic.peak_factor},
+          {"peak_factor", r.traffic.peak_factor},
+          {"prompt_tokens", r.req.prompt_tokens},
+          {"output_tokens", r.req.output_tokens},
+          {"shared_prefix_tokens", r.req.shared_prefix_tokens},
+          {"ttft_p95_target_seconds", opt_json(r.targets.ttft_seconds)},
+          {"tpot_target_seconds", opt_json(r.targets.tpot_seconds)}};
+}
+
+json inputs_serving_json(const ServeReport& r) {
+  const Scaling& sc = r.scaling;
+  return {{"quant", r.quant},
+          {"kv_cache_dtype", kv_cache_dtype_name(r.cfg.workload)},
+          {"batching", to_string(r.cfg.batching)},
+          {"memory_utilization", r.cfg.k.memory_utilization},
+          {"max_batch", r.cfg.k.max_batch},
+          {"scaling", !sc.autoscale ? "fixed" : sc.min_replicas == 0 ? "scale-to-zero" : "autoscale"},
+          {"min_replicas", sc.autoscale ? json(sc.min_replicas) : json()}};
+}
+
+// Each route's cheapest option meeting the targets (null where none does), and their total.
+std::optional<RoutedServingCost> routed_total(const ServeReport& r) {
+  std::vector<const ServingOption*> chosen;
+  for (const ServeRoute& route : r.routes) chosen.push_back(best_serving_option(route.search));
+  return routed_serving_cost(chosen);
+}
+
+// The routes' cheapest options together; null unless every route has one.
+json combined_json(const ServeReport& r) {
+  const auto total = routed_total(r);
+  if (!total) return json();
+  return {{"cost_per_month", total->per_month},
+          {"cost_per_million_output_tokens", total->per_million_output_tokens},
+          {"cost_per_request", total->per_request}};
+}
+
+std::string route_title(const ServeReport& r, const ServeRoute& route) {
+  const std::string who = route.model_name.empty() ? route.model_id : route.model_name;
+  return (r.routed ? "Route " + route.name + " (" + num(100 * route.share, 0) + "%): " : "") + who + ", " +
+         (r.quant == "native" ? std::string("16-bit") : r.quant) + ", KV " + kv_cache_dtype_name(r.cfg.workload) + ", " +
+         rate_text(r.traffic.mean_requests_per_second * route.share) +
+         (r.traffic.peak_factor > 1 ? " (peak x" + num(r.traffic.peak_factor, 1) + ")" : "");
+}
+
+// Why a route has no answer, chosen from the search's codes: no offer hosts the model, traffic
+// beyond any fleet, or latency.
+std::string no_answer(const ServingSearch& sr) {
+  if (!sr.options.empty()) return "no offer meets the latency target: " + sr.options.front().fleet.latency_why;
+  const auto beyond = std::find_if(sr.excluded.begin(), sr.excluded.end(),
+                                   [](const ServingExclusion& e) { return e.refusal == ServingRefusal::beyond_fleet; });
+  if (beyond != sr.excluded.end())
+    return "the traffic is beyond any sane fleet on every offer that hosts the model (" + beyond->where.offer->key() + ": " +
+           beyond->why + "); split it, lower it, or shorten the requests";
+  return "no offer meets the latency target (nothing can host the model; --explain lists why)";
+}
+
+void add_route_notes(std::vector<std::string>& notes, const ServeReport& r, const ServeRoute& route) {
+  const std::string prefix = r.routed ? "route " + route.name + ": " : "";
+  const ServingOption* best = best_serving_option(route.search);
+  if (!best) notes.push_back(prefix + no_answer(route.search));
+  else if (best->fleet.utilization < 0.3)
+    notes.push_back(prefix + "the cheapest fleet is " + num(100 * best->fleet.utilization, 0) +
+                    "% utilised: most paid hours are idle capacity" +
+                    (r.scaling.autoscale ? "" : " (--autoscale or --scale-to-zero bills less at low traffic)"));
+  for (const auto& a : route.assumptions) notes.push_back("assumed: " + a);
+}
+
+}  // namespace
+
+json serve_json(const ServeReport& r) {
+  json offers = json::array(), routes = json::array(), excluded = json::array();
+  for (const ServeRoute& route : r.routes) {
+    const ServeRowContext c = row_context(r, route);
+    for (const ServingOption& o : shown_options(r, route)) offers.push_back(serving_option_json(o, c));
+    for (const auto& e : route.search.excluded) excluded.push_back({{"route", route.name}, {"offer", e.where.offer->key()}, {"why", e.why}});
+    const ServingOption* best = best_serving_option(route.search);
+    routes.push_back({{"route", route.name},
+                      {"share", route.share},
+                      {"model", {{"id", route.model_id}, {"name", route.model_name}, {"source", route.model_source}}},
+                      {"best", best ? serving_option_json(*best, c) : json()},
+                      {"roofline", roofline_json(route.search)}});
+  }
+  return {{"traffic", inputs_traffic_json(r)}, {"serving", inputs_serving_json(r)}, {"currency", r.run.currency},
+          {"offers", offers}, {"routes", routes}, {"excluded", excluded}, {"combined", combined_json(r)},
+          {"warnings", r.price_warnings}};
+}
+
+std::vector<Table> serve_tables(const ServeReport& r) {
+  std::vector<Table> tables;
+  for (const ServeRoute& route : r.routes) {
+    tables.push_back(serving_options_table(shown_options(r, route), route_title(r, route), r.run.currency));
+    if (!route.search.roofline.empty() && !r.routed) tables.push_back(roofline_table(route.search));
+    if (r.explain && !route.search.excluded.empty()) tables.push_back(serving_excluded_table(route.search));
+  }
+  return tables;
+}
+
+std::vector<std::string> serve_notes(const ServeReport& r) {
+  std::vector<std::string> notes;
+  for (const ServeRoute& route : r.routes) add_route_notes(notes, r, route);
+  if (const auto total = routed_total(r); total && r.routed) {
+    const std::string& cur = r.run.currency;
+    notes.push_back("routed total: " + serving_money(total->per_month, cur) + " " + cur + " a month, " +
+                    serving_money(total->per_million_output_tokens, cur) + " per 1M output tokens, " +
+                    serving_money(total->per_request, cur) + " per request (each route's cheapest offer)");
+  }
+  if (r.quant != "native")
+    notes.push_back(r.quant + " weights: quality must be checked on your own evaluation set; gpuplan models speed and memory, not accuracy");
+  if (r.daily_rate && r.traffic.peak_factor == 1) notes.push_back("sized for the daily mean rate: give --peak-factor for busy hours");
+  notes.push_back("tok/s/GPU at the max batch; TTFT and TPOT at the peak rate (p95: M/M/c queue, Poisson concurrency); "
+                  "costs include idle capacity at the mean rate");
+  if (r.cpu_box) notes.push_back("the CPU box uses the GPU constants (bandwidth 75%, compute 65%): no measured CPU case backs them");
+  if (r.run.currency != "USD" || r.run.fx.as_of == "--fx") notes.push_back("exchange rates as of " + r.run.fx.as_of);
+  return notes;
 }
 
 }  // namespace gpuplan::io

@@ -142,3 +142,171 @@ TEST_CASE("excluded serving offers say why", "[render][serve]") {
   CHECK(t.columns == std::vector<std::string>{"offer", "why"});
   CHECK(t.rows == std::vector<std::vector<std::string>>{{"runpod/h100-sxm", "no spot price on the sheet"}});
 }
+
+// --- the whole report ---------------------------------------------------------------------------
+
+namespace {
+
+// One route at 2 req/s (peak x3), the fixed option above meeting the targets, one offer excluded.
+ServeReport report(const Sheet& s) {
+  ServeReport r;
+  r.traffic = {2, 3};
+  r.req.prompt_tokens = 1000;
+  r.req.output_tokens = 200;
+  r.req.shared_prefix_tokens = 100;
+  r.targets.tpot_seconds = 0.05;
+  r.cfg.k.memory_utilization = 0.9;
+  r.cfg.k.max_batch = 256;
+  r.run.currency = "USD";
+  r.run.fx.as_of = "2026-11-01";
+  ServeRoute route;
+  route.model_id = "llama-3.1-8b";
+  route.model_name = "Llama 3.1 8B";
+  route.model_source = "catalog";
+  route.search.options = {option(s)};
+  route.search.excluded = {{{&s.provider, &s.offer, nullptr, 1}, "no spot price on the sheet", ServingRefusal::no_price}};
+  r.routes = {route};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("serve's JSON: the inputs echoed, the shown offers, each route's best and the combined cost", "[render][serve]") {
+  const Sheet s;
+  ServeReport r = report(s);
+  r.price_warnings = {"runpod: prices are 40 days old"};
+  const nlohmann::json j = serve_json(r);
+  CHECK(j["traffic"] == nlohmann::json{{"requests_per_second_mean", 2.0}, {"requests_per_second_peak", 6.0}, {"peak_factor", 3.0},
+                                       {"prompt_tokens", 1000.0}, {"output_tokens", 200.0}, {"shared_prefix_tokens", 100.0},
+                                       {"ttft_p95_target_seconds", nullptr}, {"tpot_target_seconds", 0.05}});
+  CHECK(j["serving"] == nlohmann::json{{"quant", "native"}, {"kv_cache_dtype", "bf16"}, {"batching", "continuous"},
+                                       {"memory_utilization", 0.9}, {"max_batch", 256}, {"scaling", "fixed"}, {"min_replicas", nullptr}});
+  CHECK(j["currency"] == "USD");
+  REQUIRE(j["offers"].size() == 1);
+  CHECK(j["offers"][0]["route"] == "all");
+  CHECK(j["offers"][0]["pricing"] == "on-demand");
+  REQUIRE(j["routes"].size() == 1);
+  CHECK(j["routes"][0]["model"] == nlohmann::json{{"id", "llama-3.1-8b"}, {"name", "Llama 3.1 8B"}, {"source", "catalog"}});
+  CHECK(j["routes"][0]["share"] == 1.0);
+  CHECK(j["routes"][0]["best"]["cost_per_month"] == 12345.678);
+  CHECK(j["excluded"] == nlohmann::json::parse(R"([{"route": "all", "offer": "runpod/h100-sxm", "why": "no spot price on the sheet"}])"));
+  // One route: the combined cost is its own; 1.2e9 tokens and (unset) 0 requests a month.
+  CHECK(j["combined"]["cost_per_month"] == 12345.678);
+  CHECK(j["combined"]["cost_per_million_output_tokens"].get<double>() == Approx(12345.678 / 1200));
+  CHECK(j["combined"]["cost_per_request"] == 0.0);
+  CHECK(j["warnings"] == nlohmann::json{"runpod: prices are 40 days old"});
+
+  r.scaling.autoscale = true;
+  r.scaling.min_replicas = 0;
+  CHECK(serve_json(r)["serving"]["scaling"] == "scale-to-zero");
+  CHECK(serve_json(r)["serving"]["min_replicas"] == 0);
+  CHECK(serve_json(r)["offers"][0]["cold_start_seconds"] == 95);  // shown with scale to zero only
+  r.routes[0].search.options[0].fleet.meets_latency = false;     // nothing meets the targets
+  CHECK(serve_json(r)["routes"][0]["best"].is_null());
+  CHECK(serve_json(r)["combined"].is_null());
+}
+
+TEST_CASE("serve's tables: options titled by model, quant, KV, rate and peak, then the roofline and (asked) exclusions", "[render][serve]") {
+  const Sheet s;
+  ServeReport r = report(s);
+  r.routes[0].search.roofline = {{1, 0.01, 100, false}};
+  std::vector<Table> t = serve_tables(r);
+  REQUIRE(t.size() == 2);  // no --explain: the exclusion is not listed
+  CHECK(t[0].title == "Llama 3.1 8B, 16-bit, KV bf16, 2.00 req/s (peak x3.0) (USD)");
+  CHECK(t[1].title == "Decode roofline on h100 (knee at batch 150)");
+  r.explain = true;
+  r.quant = "int4-awq";
+  r.routes[0].model_name = "";
+  t = serve_tables(r);
+  REQUIRE(t.size() == 3);
+  CHECK(t[0].title == "llama-3.1-8b, int4-awq, KV bf16, 2.00 req/s (peak x3.0) (USD)");
+  CHECK(t[2].title == "Excluded offers");
+  r.top = 0;
+  CHECK(serve_tables(r)[0].rows.empty());
+  // Routed: each route titled with its share, no roofline.
+  r.routed = true;
+  r.top = 10;
+  r.routes[0].name = "small";
+  r.routes[0].share = 0.7;
+  r.traffic.peak_factor = 1;
+  t = serve_tables(r);
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].title == "Route small (70%): llama-3.1-8b, int4-awq, KV bf16, 1.40 req/s (USD)");
+  CHECK(t[1].title == "Excluded offers");
+}
+
+TEST_CASE("serve's notes are chosen from the report's fields and the search's codes", "[render][serve]") {
+  const gpuplan::testing::GroupingScope automatic;
+  const Sheet s;
+  ServeReport r = report(s);
+  const std::string method = "tok/s/GPU at the max batch; TTFT and TPOT at the peak rate (p95: M/M/c queue, Poisson concurrency); "
+                             "costs include idle capacity at the mean rate";
+  CHECK(serve_notes(r) == std::vector<std::string>{method});  // 42% utilised: no idle note
+
+  r.routes[0].search.options[0].fleet.utilization = 0.123;
+  r.routes[0].assumptions = {"vocabulary of 128256"};
+  r.quant = "int4-awq";
+  r.daily_rate = true;
+  r.traffic.peak_factor = 1;
+  r.cpu_box = true;
+  r.run.currency = "INR";
+  CHECK(serve_notes(r) ==
+        std::vector<std::string>{
+            "the cheapest fleet is 12% utilised: most paid hours are idle capacity (--autoscale or --scale-to-zero bills less at low traffic)",
+            "assumed: vocabulary of 128256",
+            "int4-awq weights: quality must be checked on your own evaluation set; gpuplan models speed and memory, not accuracy",
+            "sized for the daily mean rate: give --peak-factor for busy hours", method,
+            "the CPU box uses the GPU constants (bandwidth 75%, compute 65%): no measured CPU case backs them",
+            "exchange rates as of 2026-11-01"});
+  r.scaling.autoscale = true;
+  CHECK(serve_notes(r)[0] == "the cheapest fleet is 12% utilised: most paid hours are idle capacity");
+}
+
+TEST_CASE("serve's notes say why a route has no answer: latency, beyond any fleet, or nothing hosts it", "[render][serve]") {
+  const Sheet s;
+  ServeReport r = report(s);
+  r.routes[0].search.options[0].fleet.meets_latency = false;
+  r.routes[0].search.options[0].fleet.latency_why = "TPOT p95 80 ms over the 50 ms target";
+  CHECK(serve_notes(r)[0] == "no offer meets the latency target: TPOT p95 80 ms over the 50 ms target");
+  r.routes[0].search.options.clear();
+  CHECK(serve_notes(r)[0] == "no offer meets the latency target (nothing can host the model; --explain lists why)");
+  r.routes[0].search.excluded.push_back({{&s.provider, &s.offer, nullptr, 1}, "needs 120000 GPUs", ServingRefusal::beyond_fleet});
+  CHECK(serve_notes(r)[0] == "the traffic is beyond any sane fleet on every offer that hosts the model (runpod/h100-sxm: needs 120000 GPUs); "
+                             "split it, lower it, or shorten the requests");
+  r.routed = true;
+  r.routes[0].name = "large";
+  CHECK(serve_notes(r)[0].rfind("route large: the traffic is beyond", 0) == 0);
+}
+
+TEST_CASE("serve's routed total: each route's cheapest option summed, said only when routed", "[render][serve]") {
+  const gpuplan::testing::GroupingScope automatic;
+  const Sheet s;
+  ServeReport r = report(s);
+  r.routes[0].search.options[0].fleet.requests_per_month = 6e6;
+  ServeRoute second = r.routes[0];
+  second.name = "large";
+  second.search.options[0].cost.per_month = 654.322;
+  second.search.options[0].fleet.output_tokens_per_month = 0.8e9;
+  second.search.options[0].fleet.requests_per_month = 4e6;
+  r.routes.push_back(second);
+  CHECK(serve_notes(r).size() == 1);  // not routed: no total line
+  r.routed = true;
+  // 13000 USD over 2e9 tokens (6.50 per 1M) and 1e7 requests (0.0013 each).
+  CHECK(serve_notes(r).at(0) == "routed total: 13,000 USD a month, 6.50 per 1M output tokens, 0.001300 per request (each route's cheapest offer)");
+  const nlohmann::json c = serve_json(r)["combined"];
+  CHECK(c["cost_per_month"].get<double>() == Approx(13000));
+  CHECK(c["cost_per_million_output_tokens"].get<double>() == Approx(6.5));
+  CHECK(c["cost_per_request"].get<double>() == Approx(0.0013));
+}
+
+TEST_CASE("serve's report with no routes: empty lists and a zero total", "[render][serve]") {
+  ServeReport r;
+  const nlohmann::json j = serve_json(r);
+  CHECK(j["offers"] == nlohmann::json::array());
+  CHECK(j["routes"] == nlohmann::json::array());
+  CHECK(j["excluded"] == nlohmann::json::array());
+  CHECK(j["warnings"] == nlohmann::json::array());
+  CHECK(j["combined"]["cost_per_month"] == 0.0);
+  CHECK(serve_tables(r).empty());
+  CHECK(serve_notes(r).size() == 1);  // the method note only
+}
