@@ -94,7 +94,7 @@ TEST_CASE("concurrency buckets: the mean and peak of GPUs busy per bucket", "[de
   CHECK(b[1].peak_gpus == 1);
 }
 
-TEST_CASE("a failure not resubmitted is no retry; running jobs are not finished", "[demand]") {
+TEST_CASE("a failure not resubmitted is no retry, running jobs are not finished", "[demand]") {
   auto jobs = four_jobs();
   jobs[2].name = "other";
   jobs[3].state = JobState::running;

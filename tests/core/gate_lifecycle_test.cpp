@@ -66,7 +66,7 @@ TEST_CASE("calendar periods: ISO weeks, months and quarters", "[gate]") {
   CHECK(add_days("2026-02-27", 3) == "2026-03-02");
 }
 
-TEST_CASE("a run in the ledger is not estimated again; done and cancelled specs add nothing", "[gate]") {
+TEST_CASE("a run in the ledger is not estimated again, done and cancelled specs add nothing", "[gate]") {
   // The reproducer: llama70b-lora has spent 250 and its spec estimates 213.67.
   BudgetPolicy p;
   p.total = 1000;

@@ -52,7 +52,7 @@ TEST_CASE("ZeRO stages shard what the paper says they shard", "[memory]") {
   CHECK(model_states(z3) / z3.params_total > 16.0 / 64);
 }
 
-TEST_CASE("pure bf16 drops the master copy; fp32 training has none", "[memory]") {
+TEST_CASE("pure bf16 drops the master copy, fp32 training has none", "[memory]") {
   const ModelArch m = llama8b();
   Workload w;
   w.pure_bf16 = true;
@@ -139,7 +139,7 @@ TEST_CASE("offload moves optimizer states to the CPU and reports them", "[memory
   CHECK(r.cpu_bytes == Approx(12.0 * r.params_total));
 }
 
-TEST_CASE("pure bf16 keeps torch optimizer moments in bf16; 8-bit states stay 8-bit", "[memory]") {
+TEST_CASE("pure bf16 keeps torch optimizer moments in bf16, 8-bit states stay 8-bit", "[memory]") {
   const ModelArch m = llama8b();
   Workload w;
   w.pure_bf16 = true;

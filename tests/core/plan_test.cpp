@@ -71,7 +71,7 @@ TEST_CASE("the search returns the cheapest fitting configuration, and it really 
   CHECK(r.considered >= r.evaluated);
 }
 
-TEST_CASE("a deadline moves the plan to faster hardware; an impossible one leaves none", "[plan]") {
+TEST_CASE("a deadline moves the plan to faster hardware, an impossible one leaves none", "[plan]") {
   const Sheet sheet;
   PlanInputs in = sheet.inputs();
   const PlanSpace space = small_space();
@@ -138,7 +138,7 @@ TEST_CASE("a plan costs what the engine says for its configuration, every term i
   CHECK(slow.best.front().cost > r.best.front().cost);
 }
 
-TEST_CASE("tensor and pipeline parallelism are searched; the global batch counts data-parallel replicas", "[plan]") {
+TEST_CASE("tensor and pipeline parallelism are searched, the global batch counts data-parallel replicas", "[plan]") {
   const Sheet sheet;
   PlanInputs in = sheet.inputs();
   in.global_batch = 16;

@@ -179,7 +179,7 @@ TEST_CASE("Erlang C and the M/M/c wait quantile match closed forms", "[serving]"
   CHECK(std::isinf(mmc_wait_quantile(2, 3.0, 1.0, 0.95)));
 }
 
-TEST_CASE("a TPOT target caps the batch; an impossible one is reported", "[serving]") {
+TEST_CASE("a TPOT target caps the batch, an impossible one is reported", "[serving]") {
   const ModelArch m = testing::llama31_8b();
   const ParamCounts pc = count_params(m);
   const ServingRequest r = request(512, 256);
@@ -232,7 +232,7 @@ TEST_CASE("static batching pays for padding and waits for the batch", "[serving]
   CHECK(ttft_quantile(m, pc, card(), stat, r, b, 1.0) > ttft_quantile(m, pc, card(), cont, r, a, 1.0));
 }
 
-TEST_CASE("replicas follow the traffic; low traffic pays for idle capacity", "[serving]") {
+TEST_CASE("replicas follow the traffic, low traffic pays for idle capacity", "[serving]") {
   const ModelArch m = testing::llama31_8b();
   const ParamCounts pc = count_params(m);
   const ServingConfig c = config();
@@ -312,7 +312,7 @@ TEST_CASE("an MoE decode step reads only the experts its batch routes to", "[ser
   CHECK(one == Approx(pc.total() * 2 - pc.embedding * 2 - pc.mlp * 2 * 0.75));
 }
 
-TEST_CASE("scale to zero bills on-periods; a big instance is up whenever its one replica is", "[serving]") {
+TEST_CASE("scale to zero bills on-periods, a big instance is up whenever its one replica is", "[serving]") {
   const ModelArch m = testing::llama31_8b();
   const ParamCounts pc = count_params(m);
   const ServingConfig c = config();

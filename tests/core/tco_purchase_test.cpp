@@ -51,7 +51,7 @@ TEST_CASE("a domestic quote holds GST or has it on top", "[tco][purchase]") {
   CHECK(purchase_cost(PurchaseTerms{1599, false, std::nullopt, 0.0}, TaxBasis::inclusive, false).total == 1599);
 }
 
-TEST_CASE("India's buy defaults are its own, with sources; other countries are marked converted", "[tco][purchase]") {
+TEST_CASE("India's buy defaults are its own, with sources, other countries are marked converted", "[tco][purchase]") {
   const CountryBuyDefaults in = country_buy_defaults("IN", true);
   CHECK(in.power_price_per_kwh.value == 13.21);
   CHECK(in.power_price_per_kwh.currency == "INR");

@@ -205,7 +205,7 @@ io::LaunchPlan tp_pp_plan() {
 }
 }  // namespace
 
-TEST_CASE("DeepSpeed's batch is the plan's global batch; offload lets the client optimizer in", "[emit]") {
+TEST_CASE("DeepSpeed's batch is the plan's global batch, offload lets the client optimizer in", "[emit]") {
   io::LaunchPlan p = plan();
   p.data_parallel = 8;  // e.g. context parallel 2 on 16 GPUs: 8 replicas
   p.global_batch = 4 * 2 * 8;

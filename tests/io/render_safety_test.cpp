@@ -45,7 +45,7 @@ TEST_CASE("no table line can start a workflow command", "[render]") {
   CHECK(gh_escape_data("a\x1b" "b\r\n%") == "a\xEF\xBF\xBD" "b%0D%0A%25");
 }
 
-TEST_CASE("Markdown: names are code spans; text has no HTML, links or mentions", "[render]") {
+TEST_CASE("Markdown: names are code spans, text has no HTML, links or mentions", "[render]") {
   CHECK(markdown_code("llama") == "`llama`");
   CHECK(markdown_code("a`b") == "``a`b``");
   CHECK(markdown_code("`x") == "`` `x ``");
@@ -62,7 +62,7 @@ TEST_CASE("Markdown: names are code spans; text has no HTML, links or mentions",
   CHECK(md.find("@org") == std::string::npos);
 }
 
-TEST_CASE("CSV cells cannot be formulas; numbers stay numbers", "[render]") {
+TEST_CASE("CSV cells cannot be formulas, numbers stay numbers", "[render]") {
   CHECK(csv_cell("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
   CHECK(csv_cell("+1+2") == "'+1+2");
   CHECK(csv_cell("-2+3") == "'-2+3");

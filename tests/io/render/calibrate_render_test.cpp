@@ -30,7 +30,7 @@ TEST_CASE("error bands: JSON fields or null, and their words") {
   CHECK(band_text(b) == "17 of 18 measured cases within -12.2%..+21.4%");
 }
 
-TEST_CASE("calibrate: each run before, after and left out; a CPU run skipped; constants moved") {
+TEST_CASE("calibrate: each run before, after and left out, a CPU run skipped, constants moved") {
   MeasuredRun gpu_run, cpu_run;
   gpu_run.id = "a100-lora";
   gpu_run.gpu = Gpu{};

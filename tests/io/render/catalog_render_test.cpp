@@ -78,7 +78,7 @@ TEST_CASE("gpus show: every peak precision is spelled out, unsupported ones say 
   CHECK(value("ECC") == "no");
 }
 
-TEST_CASE("models: counts shortened for people, exact in CSV; parts add to the total") {
+TEST_CASE("models: counts shortened for people, exact in CSV, parts add to the total") {
   ModelArch m;
   m.id = "tiny";
   m.name = "Tiny";

@@ -115,7 +115,7 @@ TEST_CASE("Markdown escapes text, marks right-aligned columns and shows names as
         "|  | 2 |\n");
 }
 
-TEST_CASE("Markdown text breaks mentions and autolinks; code spans outlast the backticks inside", "[render]") {
+TEST_CASE("Markdown text breaks mentions and autolinks, code spans outlast the backticks inside", "[render]") {
   const std::string zwsp = "\xE2\x80\x8B";
   CHECK(markdown_text("@team") == "@" + zwsp + "team");
   CHECK(markdown_text("http://x") == "http:" + zwsp + "//x");

@@ -91,7 +91,7 @@ TEST_CASE("a serving option's JSON: raw figures, per-GPU speeds and nulls for wh
   CHECK(serving_option_json(late, {"chat", "on_demand", "USD", false})["latency_problem"] == "TTFT p95 0.9 s over the 0.5 s target");
 }
 
-TEST_CASE("the serving table rounds for people; its CSV keeps raw numbers", "[render][serve]") {
+TEST_CASE("the serving table rounds for people, its CSV keeps raw numbers", "[render][serve]") {
   const gpuplan::testing::GroupingScope automatic;
   const Sheet s;
   const Table t = serving_options_table({option(s)}, "Serving options", "USD");
