@@ -379,27 +379,32 @@ void advise_huge_pages(void* p, std::size_t bytes) {
 class Gathering {
  public:
   // Room for `n` offers before the first one moves (the index keeps offer numbers, not
-  // pointers, so a sheet larger than its estimate still reads correctly, only slower).
+  // pointers, so a sheet larger than its estimate still reads correctly, only slower), and an
+  // index sized for them, so it is never rebuilt while the sheet is read.
   void reserve(std::size_t n) {
     offers_.reserve(n);
     advise_huge_pages(offers_.data(), offers_.capacity() * sizeof(Offer));
-    hashes_.reserve(n);
-    name_of_.reserve(n);
+    hashes_.reserve(offers_.capacity());
+    name_of_.reserve(offers_.capacity());
+    std::size_t slots = slots_.size();
+    while (slots < 2 * offers_.capacity()) slots *= 2;
+    if (slots > slots_.size()) rehash(slots);
   }
 
   // The offer with this id, and true when it was just added (the caller fills it in).
   // `accelerator` is the sheet's AcceleratorName, kept for messages (interned: a few per sheet).
   std::pair<std::uint32_t, bool> find_or_add(const std::string& id, const std::string& accelerator) {
+    // A sheet lists a region's zones one after another: most rows belong to the previous row's offer.
+    if (!offers_.empty() && offers_.back().id == id) return {static_cast<std::uint32_t>(offers_.size() - 1), false};
+    if (offers_.size() == offers_.capacity()) reserve(std::max<std::size_t>(512, 2 * offers_.capacity()));
     const std::size_t hash = std::hash<std::string_view>{}(id);
-    std::size_t slot = find_slot(id, hash);
+    const std::size_t slot = find_slot(id, hash);
     if (slots_[slot] != kEmpty) return {slots_[slot], false};
-    if (offers_.size() == offers_.capacity()) reserve(std::max<std::size_t>(1024, 2 * offers_.capacity()));
     Offer& o = offers_.emplace_back();
     o.id = id;
     name_of_.push_back(&*names_.insert(accelerator).first);
     slots_[slot] = static_cast<std::uint32_t>(offers_.size() - 1);
     hashes_.push_back(hash);
-    if (2 * offers_.size() > slots_.size()) grow();
     return {static_cast<std::uint32_t>(offers_.size() - 1), true};
   }
   Offer& at(std::uint32_t i) { return offers_[i]; }
@@ -435,7 +440,8 @@ class Gathering {
   }
 
  private:
-  // The index: open addressing over offer numbers, at most half full, each offer's hash kept.
+  // The index: open addressing over offer numbers, at most half full (reserve() keeps it at
+  // least twice the offers' capacity), each offer's hash kept.
   // A node-based map would cost ~56 bytes an offer; this costs 16.
   static constexpr std::uint32_t kEmpty = 0xffffffff;
   std::size_t find_slot(std::string_view id, std::size_t hash) const {
@@ -444,8 +450,8 @@ class Gathering {
     while (slots_[i] != kEmpty && (hashes_[slots_[i]] != hash || offers_[slots_[i]].id != id)) i = (i + 1) & mask;
     return i;
   }
-  void grow() {
-    std::vector<std::uint32_t> old(slots_.size() * 2, kEmpty);
+  void rehash(std::size_t slots) {
+    std::vector<std::uint32_t> old(slots, kEmpty);
     slots_.swap(old);
     const std::size_t mask = slots_.size() - 1;
     for (std::uint32_t k : old) {
@@ -457,7 +463,7 @@ class Gathering {
   }
 
   std::vector<Offer> offers_;
-  std::vector<std::uint32_t> slots_ = std::vector<std::uint32_t>(1024, kEmpty);
+  std::vector<std::uint32_t> slots_ = std::vector<std::uint32_t>(1, kEmpty);
   std::vector<std::size_t> hashes_;
   std::vector<std::pair<std::uint32_t, double>> spots_;  // (offer, instance spot price) per zone row
   std::unordered_set<std::string> names_;   // node-based: the pointers below stay valid
