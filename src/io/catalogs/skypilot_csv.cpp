@@ -363,11 +363,13 @@ void release(T& x) {
 // sheet writes ~480 MB of offers, and at 4 KiB a page that is ~120,000 page faults, a fifth of
 // `compare`'s time (this machine runs under a hypervisor, where each fault costs more). Only
 // advice: refused or unsupported, the pages stay small.
-void advise_huge_pages(void* p, std::size_t bytes) {
+void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) {
+#ifdef MADV_HUGEPAGE  // Linux
   constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
   const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
   const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
   if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
 }
 
 // The offers being gathered, one per InstanceType@Region, from their zones' rows. Each offer is
