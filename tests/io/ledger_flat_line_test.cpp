@@ -23,7 +23,8 @@ const std::vector<std::string> kValues = {
     "\"2026-12-01\"", "\"exp1\"", "\"\"", "\"USD\"", "\"caf\\u00e9\"", "\"caf\xc3\xa9\"", "\"\xff\"", "\"a\tb\"", "\"a\x7f\"",
     "0", "1", "12.5", "1e3", "1E+3", "2.5e-3", "1e-400", "1e400", "-0", "-0.0", "-1", "01", "1.", ".5", "1e", "0.1",
     "18446744073709551615", "18446744073709551616", "123456789012345678901234567890", "3.14159265358979323846",
-    "9007199254740993", "0.30000000000000004", "true", "false", "null", "nul", "[1]", "{\"a\":1}", "\"1\"", "1x"};
+    "9007199254740993", "0.30000000000000004", "true", "false", "null", "nul", "[1]", "{\"a\":1}", "\"1\"", "1x",
+    "-true", "1.true", "-\"a\"", "-1e400", "1e-400"};
 const std::vector<std::string> kSpace = {"", "", "", " ", "\t", "\r", "  "};
 
 std::string field(std::mt19937& rng, const std::string& key, const std::string& value) {
@@ -98,7 +99,7 @@ TEST_CASE("the fast ledger line reader agrees with the full parse wherever it an
     CHECK(fast->where.path == at.path);
     CHECK(fast->where.line == at.line);
   }
-  CHECK(answered > 4000);  // the generator keeps most lines plain: the reader must take them
+  CHECK(answered > 1000);  // about one line in ten is plain enough: the reader must take those
 }
 
 TEST_CASE("the fast ledger line reader takes what gpuplan writes and leaves the rest", "[ledger][io]") {

@@ -51,10 +51,21 @@ class Cursor {
     }
     return false;
   }
-  // A JSON number token: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+  // A JSON number token: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. On failure the cursor
+  // stays where it was, so no other reader starts mid-token ("-true" is not `true`).
   bool number(std::string_view& out) {
     skip_space();
     const std::size_t from = i_;
+    if (number_token()) {
+      out = s_.substr(from, i_ - from);
+      return true;
+    }
+    i_ = from;
+    return false;
+  }
+
+ private:
+  bool number_token() {
     if (i_ < s_.size() && s_[i_] == '-') ++i_;
     if (!digits(true)) return false;
     if (i_ < s_.size() && s_[i_] == '.') {
@@ -66,11 +77,9 @@ class Cursor {
       if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
       if (!digits(false)) return false;
     }
-    out = s_.substr(from, i_ - from);
     return true;
   }
 
- private:
   // One or more digits; an integer part may not have a leading zero before more digits.
   bool digits(bool integer_part) {
     const std::size_t from = i_;
@@ -95,10 +104,15 @@ int slot_of(std::string_view key) {
   return -1;
 }
 
-// A value of a key the record does not read: the full parse ignores it once it is valid JSON.
+bool to_number(std::string_view token, double& out);
+
+// A value of a key the record does not read: the full parse ignores it once it is valid JSON,
+// but refuses the whole line for a number out of a double's range (1e400), so those go to it.
 bool skip_plain_value(Cursor& c) {
   std::string_view ignored;
-  return c.text(ignored) || c.number(ignored) || c.word("true") || c.word("false") || c.word("null");
+  double unused = 0;
+  if (c.number(ignored)) return to_number(ignored, unused);
+  return c.text(ignored) || c.word("true") || c.word("false") || c.word("null");
 }
 
 // The double the full parse gets: nlohmann reads an integer token exactly (or, past 64 bits, with
