@@ -197,11 +197,17 @@ def main():
                 pair("html sqlite", [100000 // div, 1000000 // div], lambda n: None,
                      lambda n: [gp, "report", "--ledger", db(n), "--policy", "%s/budget.yaml" % tmp, "--date", "2026-12-15",
                                 "--html", "%s/report_%d.html" % (tmp, n)])
+                pair("html jsonl", [100000 // div, 1000000 // div], lambda n: None,
+                     lambda n: [gp, "report", "--ledger", "%s/ledger_%d.jsonl" % (tmp, n), "--policy", "%s/budget.yaml" % tmp,
+                                "--date", "2026-12-15", "--html", "%s/report_jsonl_%d.html" % (tmp, n)])
             if want("gate"):
                 ex = os.path.join(ROOT, "examples", "ci", "passing")
                 pair("gate sqlite", [100000 // div, 1000000 // div], lambda n: None,
                      lambda n: [gp, "check", os.path.join(ex, "experiments"), "--policy", os.path.join(ex, "budget.yaml"),
                                 "--ledger", db(n), "--date", "2026-12-15"])
+                pair("gate jsonl", [100000 // div, 1000000 // div], lambda n: None,
+                     lambda n: [gp, "check", os.path.join(ex, "experiments"), "--policy", os.path.join(ex, "budget.yaml"),
+                                "--ledger", "%s/ledger_%d.jsonl" % (tmp, n), "--date", "2026-12-15"])
         if want("check"):
             pair("check", [8000 // div, 80000 // div], lambda n: write_specs("%s/specs_%d" % (tmp, n), n),
                  lambda n: [gp, "check", "%s/specs_%d" % (tmp, n), "--quiet"])

@@ -10,21 +10,59 @@ namespace gpuplan {
 
 namespace {
 
+// The report's record sets (the period's, a team's, ...) point into the caller's ledger: copying
+// each of a month's records into its period, team, user and experiment sets was a quarter of
+// `report`'s time on a million-record ledger.
+using RecordRefs = std::vector<const LedgerRecord*>;
+
 bool within(const LedgerRecord& r, const Period& p, const std::string& as_of) {
   return r.date >= p.first && r.date.compare(0, 10, p.last) <= 0 && r.date.compare(0, 10, as_of) <= 0;
 }
 
 // The first date on which the running total of the period's records exceeds the cap.
-std::string observed_crossing(const std::vector<LedgerRecord>& records, const Period& period, const std::string& as_of, double cap) {
+std::string observed_crossing(const RecordRefs& records, const Period& period, const std::string& as_of, double cap) {
   std::map<std::string, double> by_day;
-  for (const auto& r : records)
-    if (within(r, period, as_of)) by_day[r.date] += r.cost;
+  for (const LedgerRecord* r : records)
+    if (within(*r, period, as_of)) by_day[r->date] += r->cost;
   double running = 0;
   for (const auto& [day, cost] : by_day) {
     running += cost;
     if (running > cap) return day;
   }
   return "";
+}
+
+MonthBurn burn_of(const RecordRefs& records, const Period& period, const std::string& as_of, std::optional<double> cap) {
+  MonthBurn b;
+  b.period = period.name;
+  b.days_in_month = period.days;
+  b.days_elapsed = std::clamp(static_cast<int>(days_between(period.first, as_of).value_or(-1)) + 1, 0, period.days);
+  b.cap = cap;
+  for (const LedgerRecord* r : records)
+    if (within(*r, period, as_of)) b.spent += r->cost;
+  b.forecast = b.spent;
+  if (b.days_elapsed <= 0 || b.days_in_month <= 0) return b;
+  b.burn_per_day = b.spent / b.days_elapsed;
+  const int needed = std::min(kMinForecastDays, (period.days + 1) / 2);
+  if (b.days_elapsed < needed) {
+    b.forecast_method = "none: " + std::to_string(b.days_elapsed) + " of " + std::to_string(needed) + " days a forecast needs";
+  } else {
+    b.forecast_made = true;
+    b.forecast = b.spent + b.burn_per_day * (b.days_in_month - b.days_elapsed);
+    b.forecast_method = "linear: the average of " + std::to_string(b.days_elapsed) + " days, continued to " + period.last;
+  }
+  if (!cap) return b;
+  b.crosses_on = observed_crossing(records, period, as_of, *cap);
+  if (!b.crosses_on.empty() || b.burn_per_day <= 0 || !b.forecast_made) return b;
+  // Projected running total at the end of day d is spent + burn * (d - elapsed); the first d
+  // where that exceeds the cap.
+  const double days = std::floor((*cap - b.spent) / b.burn_per_day) + 1;
+  const double d = b.days_elapsed + days;
+  if (d <= b.days_in_month) {
+    b.crosses_on = add_days(period.first, static_cast<int>(d) - 1);
+    b.crossing_forecast = true;
+  }
+  return b;
 }
 
 const char* kNone = "(none)";
@@ -35,24 +73,24 @@ std::string key_of(const LedgerRecord& r, const std::string& by) {
 }
 
 // Every team, user or experiment seen in the period's records or named by a cap.
-std::vector<SpendGroup> groups(const std::vector<LedgerRecord>& period_records, const std::string& by,
+std::vector<SpendGroup> groups(const RecordRefs& period_records, const std::string& by,
                                const std::map<std::string, double>& caps, const Period& period, const std::string& as_of) {
-  std::map<std::string, std::vector<LedgerRecord>> members;
-  for (const auto& r : period_records) members[key_of(r, by)].push_back(r);
+  std::map<std::string, RecordRefs> members;
+  for (const LedgerRecord* r : period_records) members[key_of(*r, by)].push_back(r);
   for (const auto& [name, cap] : caps) members[name];
   std::vector<SpendGroup> out;
   for (const auto& [name, recs] : members) {
     SpendGroup g;
     g.name = name;
     g.runs = recs.size();
-    for (const auto& r : recs) {
-      g.gpu_hours += r.gpu_hours;
-      g.tokens += r.tokens;
-      g.samples += r.samples;
-      g.requests += r.requests;
+    for (const LedgerRecord* r : recs) {
+      g.gpu_hours += r->gpu_hours;
+      g.tokens += r->tokens;
+      g.samples += r->samples;
+      g.requests += r->requests;
     }
     const auto cap = caps.find(name);
-    g.burn = period_burn(recs, period, as_of, cap == caps.end() ? std::nullopt : std::optional<double>(cap->second));
+    g.burn = burn_of(recs, period, as_of, cap == caps.end() ? std::nullopt : std::optional<double>(cap->second));
     out.push_back(std::move(g));
   }
   return out;
@@ -102,36 +140,10 @@ int days_in_month(int year, int month) {
 }
 
 MonthBurn period_burn(const std::vector<LedgerRecord>& records, const Period& period, const std::string& as_of, std::optional<double> cap) {
-  MonthBurn b;
-  b.period = period.name;
-  b.days_in_month = period.days;
-  b.days_elapsed = std::clamp(static_cast<int>(days_between(period.first, as_of).value_or(-1)) + 1, 0, period.days);
-  b.cap = cap;
-  for (const auto& r : records)
-    if (within(r, period, as_of)) b.spent += r.cost;
-  b.forecast = b.spent;
-  if (b.days_elapsed <= 0 || b.days_in_month <= 0) return b;
-  b.burn_per_day = b.spent / b.days_elapsed;
-  const int needed = std::min(kMinForecastDays, (period.days + 1) / 2);
-  if (b.days_elapsed < needed) {
-    b.forecast_method = "none: " + std::to_string(b.days_elapsed) + " of " + std::to_string(needed) + " days a forecast needs";
-  } else {
-    b.forecast_made = true;
-    b.forecast = b.spent + b.burn_per_day * (b.days_in_month - b.days_elapsed);
-    b.forecast_method = "linear: the average of " + std::to_string(b.days_elapsed) + " days, continued to " + period.last;
-  }
-  if (!cap) return b;
-  b.crosses_on = observed_crossing(records, period, as_of, *cap);
-  if (!b.crosses_on.empty() || b.burn_per_day <= 0 || !b.forecast_made) return b;
-  // Projected running total at the end of day d is spent + burn * (d - elapsed); the first d
-  // where that exceeds the cap.
-  const double days = std::floor((*cap - b.spent) / b.burn_per_day) + 1;
-  const double d = b.days_elapsed + days;
-  if (d <= b.days_in_month) {
-    b.crosses_on = add_days(period.first, static_cast<int>(d) - 1);
-    b.crossing_forecast = true;
-  }
-  return b;
+  RecordRefs refs;
+  refs.reserve(records.size());
+  for (const LedgerRecord& r : records) refs.push_back(&r);
+  return burn_of(refs, period, as_of, cap);
 }
 
 MonthBurn month_burn(const std::vector<LedgerRecord>& records, const std::string& as_of, std::optional<double> cap) {
@@ -158,17 +170,17 @@ namespace {
 // Caps on experiments, which are not period burn caps: a spec's max_cost caps each run (each
 // record of the period), the policy's per_experiment caps the experiment's whole ledger. The
 // latter alerts while the experiment still spends (has records in the period), not for ever.
-void experiment_alerts(const BudgetPolicy& policy, const std::map<std::string, double>& experiment_spent, const std::vector<LedgerRecord>& in_period,
+void experiment_alerts(const BudgetPolicy& policy, const std::map<std::string, double>& experiment_spent, const RecordRefs& in_period,
                        const std::vector<ExperimentCheck>& planned, const std::string& as_of, std::vector<SpendAlert>& out) {
   for (const auto& e : planned) {
     if (!e.max_cost) continue;
-    for (const auto& rec : in_period)
-      if (rec.experiment == e.name && rec.cost > *e.max_cost)
-        out.push_back({AlertKind::run_over_max_cost, "experiment " + e.name, {}, rec.cost, *e.max_cost, rec.date});
+    for (const LedgerRecord* rec : in_period)
+      if (rec->experiment == e.name && rec->cost > *e.max_cost)
+        out.push_back({AlertKind::run_over_max_cost, "experiment " + e.name, {}, rec->cost, *e.max_cost, rec->date});
   }
   if (!policy.per_experiment) return;
   std::map<std::string, bool> active;
-  for (const auto& rec : in_period) active[rec.experiment] = true;
+  for (const LedgerRecord* rec : in_period) active[rec->experiment] = true;
   for (const auto& [name, spent] : experiment_spent) {
     if (!active.count(name) || spent <= *policy.per_experiment) continue;
     const std::string subject = "experiment " + (name.empty() ? std::string(kNone) : name);
@@ -177,7 +189,7 @@ void experiment_alerts(const BudgetPolicy& policy, const std::map<std::string, d
 }
 
 // Every experiment with spend in the period or a spec, with the estimate its spec was priced at.
-std::vector<SpendGroup> experiment_groups(const std::vector<LedgerRecord>& in_period, const std::vector<ExperimentCheck>& planned,
+std::vector<SpendGroup> experiment_groups(const RecordRefs& in_period, const std::vector<ExperimentCheck>& planned,
                                           const Period& period, const std::string& as_of) {
   std::vector<SpendGroup> out = groups(in_period, "experiment", {}, period, as_of);
   for (const auto& e : planned) {
@@ -186,7 +198,7 @@ std::vector<SpendGroup> experiment_groups(const std::vector<LedgerRecord>& in_pe
       out.push_back({});
       g = out.end() - 1;
       g->name = e.name;
-      g->burn = period_burn({}, period, as_of, std::nullopt);
+      g->burn = burn_of({}, period, as_of, std::nullopt);
     }
     if (e.priced) g->planned = e.cost;
   }
@@ -215,12 +227,12 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
   r.period = period.name;
   r.currency = policy.currency;
   r.months = months;
-  std::vector<LedgerRecord> in_period;
+  RecordRefs in_period;
   for (const auto& rec : ledger)
-    if (within(rec, period, as_of)) in_period.push_back(rec);
-  r.total = period_burn(in_period, period, as_of, policy.total);
+    if (within(rec, period, as_of)) in_period.push_back(&rec);
+  r.total = burn_of(in_period, period, as_of, policy.total);
   std::map<std::string, double> by_day;
-  for (const auto& rec : in_period) by_day[rec.date] += rec.cost;
+  for (const LedgerRecord* rec : in_period) by_day[rec->date] += rec->cost;
   r.days.assign(by_day.begin(), by_day.end());
   r.teams = groups(in_period, "team", policy.teams, period, as_of);
   r.users = groups(in_period, "user", policy.users, period, as_of);
@@ -235,10 +247,16 @@ SpendReport build_spend_report(const BudgetPolicy& policy, const std::vector<Led
     if (active && e.spot && !(e.checkpoint_interval_seconds.value_or(0) > 0)) r.alerts.push_back({AlertKind::spot_no_checkpoint, e.name});
   }
   r.largest = largest(r, 5);
-  std::vector<LedgerRecord> to_date;
-  for (const auto& rec : ledger)
-    if (rec.date.compare(0, 10, as_of) <= 0) to_date.push_back(rec);
-  r.families = experiment_outcomes(to_date, rule);
+  // A store hands over only records to as_of: then the ledger is its own copy to date.
+  const auto after = [&](const LedgerRecord& rec) { return rec.date.compare(0, 10, as_of) > 0; };
+  if (std::none_of(ledger.begin(), ledger.end(), after)) {
+    r.families = experiment_outcomes(ledger, rule);
+  } else {
+    std::vector<LedgerRecord> to_date;
+    for (const auto& rec : ledger)
+      if (!after(rec)) to_date.push_back(rec);
+    r.families = experiment_outcomes(to_date, rule);
+  }
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <unordered_set>
 
 #include "gpuplan/experiments.hpp"
 #include "gpuplan/units.hpp"
@@ -51,6 +52,44 @@ class JsonlLedger : public LedgerStore {
       acc.add(r);
       if (r.date.compare(first) >= 0 && r.date.compare(last) <= 0) visit(std::move(r));
     });
+    return acc.sums();
+  }
+
+  // One read serves the sums and report's records without holding every record to `last`
+  // (1M records took 326 MiB): it keeps the period's records, those with outcomes and those of
+  // families already seen measured. Only when a record it left out belongs to a family found
+  // measured later in the file does it read again, selecting as the default does.
+  std::vector<SpendSums> sum_spend_and_scan_families(const std::vector<SpendQuery>& queries, const std::string& first,
+                                                     const std::string& last,
+                                                     const std::function<void(LedgerRecord&&)>& visit) override {
+    SpendAccumulator acc(queries);
+    std::set<std::string> measured;
+    std::unordered_set<std::string> left_out;  // experiments of records left out: none has outcomes
+    std::vector<LedgerRecord> kept;
+    scan("", [&](LedgerRecord&& r) {
+      acc.add(r);
+      if (r.date.compare(last) > 0) return;
+      if (r.has_outcomes()) measured.insert(family_of(r));
+      if (r.date.compare(first) >= 0 || r.has_outcomes() || (!measured.empty() && measured.count(family_of(r))))
+        kept.push_back(std::move(r));
+      else
+        left_out.insert(r.experiment);
+    });
+    LedgerRecord plain;  // a record without outcomes: its family follows from its experiment alone
+    const bool again = !measured.empty() && std::any_of(left_out.begin(), left_out.end(), [&](const std::string& e) {
+      plain.experiment = e;
+      return measured.count(family_of(plain)) > 0;
+    });
+    if (!again) {
+      for (LedgerRecord& r : kept) visit(std::move(r));
+      return acc.sums();
+    }
+    kept = {};
+    const std::size_t warned = warnings_.size();  // the second read warns of the same torn line
+    scan("", [&](LedgerRecord&& r) {
+      if (r.date.compare(last) <= 0 && (r.date.compare(first) >= 0 || measured.count(family_of(r)))) visit(std::move(r));
+    });
+    warnings_.resize(warned);
     return acc.sums();
   }
 

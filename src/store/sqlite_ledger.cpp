@@ -170,44 +170,9 @@ class SqliteLedger : public LedgerStore {
     read_records(st, visit);
   }
 
-  // One pass over the table in seq order reading only the summed columns, grouped in a hash:
-  // on 1M records SQLite's GROUP BY sorted them in a temporary B-tree (1.9 s by team, 4.4 s by
-  // experiment), and where an index covers the key it sums in index order, which changes the
-  // last digits against every other store. This pass takes about 0.2 s.
   std::vector<SpendSums> sum_spend(const std::vector<SpendQuery>& queries) override {
-    std::string first = "9999-99-99", last;
-    for (const auto& q : queries) first = std::min(first, q.first), last = std::max(last, q.last.empty() ? "9999-99-99" : q.last);
-    // Only the key columns some query groups by are read (each one read costs about 10%).
-    LedgerRecord r;  // reused: its strings keep their buffers from row to row
-    std::string sql = "SELECT seq, date, currency, cost";
-    std::vector<std::string*> keys;
-    const std::pair<const char*, std::string*> kKeys[] = {
-        {"experiment", &r.experiment}, {"team", &r.team}, {"user", &r.user}, {"provider", &r.provider}};
-    for (const auto& [by, field] : kKeys)
-      if (std::any_of(queries.begin(), queries.end(), [&, by = by](const SpendQuery& q) { return q.by == by; })) {
-        sql += std::string(", ") + (std::string(by) == "user" ? "user_name" : by);
-        keys.push_back(field);
-      }
-    Statement st(prepare((sql + " FROM ledger WHERE date BETWEEN ?1 AND ?2 ORDER BY seq").c_str()));
-    sqlite3_bind_text(st, 1, first.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, last.c_str(), -1, SQLITE_TRANSIENT);
-    SpendAccumulator acc(queries);
-    std::vector<InputError> bad;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      assign_text(r.date, st, 1);
-      assign_text(r.currency, st, 2);
-      r.cost = column_number(st, 3);
-      for (std::size_t i = 0; i < keys.size(); ++i) assign_text(*keys[i], st, static_cast<int>(i) + 4);
-      // A row another tool wrote: refused where it sits (path:seq), as scan() refuses it.
-      io::check_summed_fields(r, SourceLocation{path_, sqlite3_column_int(st, 0), 0}, bad);
-      if (!bad.empty()) throw InputErrors(std::move(bad));
-      acc.add(r);
-    }
-    if (rc != SQLITE_DONE) fail("read failed");
-    std::vector<SpendSums> out = acc.sums();
-    check_sums(out, path_);
-    return out;
+    std::size_t unused = 0;
+    return sum_pass(queries, false, "", unused);
   }
 
   // The sums from the narrow pass; whole rows only for the period and, when some record carries
@@ -216,9 +181,14 @@ class SqliteLedger : public LedgerStore {
   std::vector<SpendSums> sum_spend_and_scan_families(const std::vector<SpendQuery>& queries, const std::string& first,
                                                      const std::string& last,
                                                      const std::function<void(LedgerRecord&&)>& visit) override {
-    std::vector<SpendSums> sums = sum_spend(queries);
+    // Where the sum pass reads every row to `last` it also notes whether any carries outcomes,
+    // so a ledger without them is not read once more to find none (0.1 s of a 1M-row ledger).
+    const auto [pass_first, pass_last] = pass_range(queries);
+    const bool covers = pass_first.empty() && !last.empty() && pass_last >= last;
+    std::size_t with_outcomes = 0;
+    std::vector<SpendSums> sums = sum_pass(queries, covers, last, with_outcomes);
     std::set<std::string> measured;
-    {
+    if (!covers || with_outcomes > 0) {
       Statement st(prepare(GPUPLAN_LEDGER_RECORD_COLUMNS " WHERE outcomes != '' AND date <= ?1 ORDER BY seq"));
       sqlite3_bind_text(st, 1, last.c_str(), -1, SQLITE_TRANSIENT);
       read_records(st, [&](LedgerRecord&& r) { measured.insert(family_of(r)); });
@@ -244,6 +214,57 @@ class SqliteLedger : public LedgerStore {
   std::string describe() const override { return "SQLite database " + path_; }
 
  private:
+  // The dates one sum pass reads: from the earliest query's first to the latest query's last.
+  static std::pair<std::string, std::string> pass_range(const std::vector<SpendQuery>& queries) {
+    std::string first = "9999-99-99", last;
+    for (const auto& q : queries) first = std::min(first, q.first), last = std::max(last, q.last.empty() ? "9999-99-99" : q.last);
+    return {first, last};
+  }
+
+  // One pass over the table in seq order reading only the summed columns, grouped in a hash:
+  // on 1M records SQLite's GROUP BY sorted them in a temporary B-tree (1.9 s by team, 4.4 s by
+  // experiment), and where an index covers the key it sums in index order, which changes the
+  // last digits against every other store. This pass takes about 0.2 s. With `note_outcomes`
+  // it also counts in `with_outcomes` the rows dated to `outcomes_to` that carry outcomes.
+  std::vector<SpendSums> sum_pass(const std::vector<SpendQuery>& queries, bool note_outcomes, const std::string& outcomes_to,
+                                  std::size_t& with_outcomes) {
+    const auto [first, last] = pass_range(queries);
+    // Only the key columns some query groups by are read (each one read costs about 10%).
+    LedgerRecord r;  // reused: its strings keep their buffers from row to row
+    std::string sql = "SELECT seq, date, currency, cost";
+    std::vector<std::string*> keys;
+    const std::pair<const char*, std::string*> kKeys[] = {
+        {"experiment", &r.experiment}, {"team", &r.team}, {"user", &r.user}, {"provider", &r.provider}};
+    for (const auto& [by, field] : kKeys)
+      if (std::any_of(queries.begin(), queries.end(), [&, by = by](const SpendQuery& q) { return q.by == by; })) {
+        sql += std::string(", ") + (std::string(by) == "user" ? "user_name" : by);
+        keys.push_back(field);
+      }
+    const int outcomes_column = 4 + static_cast<int>(keys.size());
+    if (note_outcomes) sql += ", outcomes != ''";
+    Statement st(prepare((sql + " FROM ledger WHERE date BETWEEN ?1 AND ?2 ORDER BY seq").c_str()));
+    sqlite3_bind_text(st, 1, first.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, last.c_str(), -1, SQLITE_TRANSIENT);
+    SpendAccumulator acc(queries);
+    std::vector<InputError> bad;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      assign_text(r.date, st, 1);
+      assign_text(r.currency, st, 2);
+      r.cost = column_number(st, 3);
+      for (std::size_t i = 0; i < keys.size(); ++i) assign_text(*keys[i], st, static_cast<int>(i) + 4);
+      // A row another tool wrote: refused where it sits (path:seq), as scan() refuses it.
+      io::check_summed_fields(r, SourceLocation{path_, sqlite3_column_int(st, 0), 0}, bad);
+      if (!bad.empty()) throw InputErrors(std::move(bad));
+      acc.add(r);
+      if (note_outcomes && sqlite3_column_int(st, outcomes_column) != 0 && r.date.compare(outcomes_to) <= 0) ++with_outcomes;
+    }
+    if (rc != SQLITE_DONE) fail("read failed");
+    std::vector<SpendSums> out = acc.sums();
+    check_sums(out, path_);
+    return out;
+  }
+
   static bool exists(const std::string& path) {
     if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
       std::fclose(f);
@@ -274,10 +295,21 @@ class SqliteLedger : public LedgerStore {
       r.gpu_hours = column_number(st, 9);
       r.tokens = column_number(st, 10);
       read_outcomes_text(column_text(st, 11), r);  // every query here selects the outcomes 12th
-      io::require_valid_records({r});  // a row another tool wrote: refused where it sits (path:seq)
+      require_valid(r);  // a row another tool wrote: refused where it sits (path:seq)
       visit(std::move(r));
     }
     if (rc != SQLITE_DONE) fail("read failed");
+  }
+
+  // require_valid_records for one record, without copying it into a vector.
+  static void require_valid(const LedgerRecord& r) {
+    std::vector<InputError> bad;
+    try {
+      io::check_ledger_record(r, r.where, bad);
+    } catch (const InputError& e) {
+      bad.push_back(e);
+    }
+    if (!bad.empty()) throw InputErrors(std::move(bad));
   }
 
   static void assign_text(std::string& to, sqlite3_stmt* st, int i) {

@@ -81,6 +81,34 @@ TEST_CASE("ledger records: one that passes always serialises within the line lim
                   InputErrors);
 }
 
+TEST_CASE("ledger records: the check refuses exactly the records whose line is too long", "[ledger][io]") {
+  // Control characters serialise as \u00XX, six bytes each: the sizes cross both the check's
+  // bound (below which it does not serialise) and the line limit itself.
+  int refusals = 0, passes = 0;
+  for (std::size_t n = 10600; n <= 11000; n += 8) {
+    LedgerRecord r = good();
+    r.experiment = std::string(n, '\x01');
+    std::vector<InputError> errors;
+    bool refused = false, too_long = false;
+    try {
+      io::check_ledger_record(r, {}, errors);
+    } catch (const InputError&) {
+      refused = true;
+    }
+    try {
+      (void)io::ledger_line(r);
+    } catch (const InputError&) {
+      too_long = true;
+    }
+    INFO(n);
+    CHECK(errors.empty());
+    CHECK(refused == too_long);
+    (refused ? refusals : passes)++;
+  }
+  CHECK(refusals > 0);
+  CHECK(passes > 0);
+}
+
 TEST_CASE("ledger records: the JSON Lines reader applies the same check", "[ledger][io]") {
   const std::string base = R"({"date":"2026-12-01","experiment":"a","cost":1,"currency":"USD")";
   CHECK(io::parse_ledger(base + ",\"id\":\"caf\\u00e9\"}\n", "s.jsonl").records.at(0).id == "caf\xc3\xa9");

@@ -17,6 +17,7 @@
 
 #include "gpuplan/units.hpp"
 #include "io/text/files.hpp"
+#include "io/usage/ledger_flat_line.hpp"
 #include "io/usage/ledger_record_check.hpp"
 
 namespace gpuplan::io {
@@ -65,9 +66,7 @@ void read_outcomes(const nlohmann::json& j, LedgerRecord& r, const SourceLocatio
   r.restore_seconds = number("restore_seconds");
 }
 
-namespace {
-
-LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std::vector<InputError>& errors) {
+LedgerRecord parse_ledger_object(const nlohmann::json& j, const SourceLocation& at, std::vector<InputError>& errors) {
   LedgerRecord r;
   r.where = at;
   if (!j.is_object()) {
@@ -111,6 +110,8 @@ LedgerRecord parse_record(const nlohmann::json& j, const SourceLocation& at, std
   read_outcomes(j, r, at, errors);
   return r;
 }
+
+namespace {
 
 [[noreturn]] void fail_errno(const std::string& path, const std::string& what, int err) {
   throw InputError(SourceLocation{path, 0, 0}, "ledger", what + ": " + std::strerror(err));
@@ -188,19 +189,25 @@ void parse_row(const std::string& row, int line, bool terminated, const std::str
     errors.emplace_back(at, "", "record longer than the " + std::to_string(kMaxLedgerLineBytes / 1024) + " KiB ledger line limit");
     return;
   }
-  nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
-  if (j.is_discarded()) {
-    // Torn = cut short. A whole line that is well-formed JSON but fails to load (1e400
-    // overflows a double) is a bad record, not an interrupted append.
-    if (!terminated && cut_short(row)) {
-      warnings.push_back(path + ":" + std::to_string(line) + ": torn last record (no newline, not valid JSON) skipped; an append was interrupted");
+  const std::size_t before = errors.size();
+  // Most lines take the fast reader; any it is not sure of take the full parse, whose messages
+  // every error keeps.
+  std::optional<LedgerRecord> flat = read_flat_ledger_line(row, at);
+  if (!flat) {
+    const nlohmann::json j = nlohmann::json::parse(row, nullptr, false);
+    if (j.is_discarded()) {
+      // Torn = cut short. A whole line that is well-formed JSON but fails to load (1e400
+      // overflows a double) is a bad record, not an interrupted append.
+      if (!terminated && cut_short(row)) {
+        warnings.push_back(path + ":" + std::to_string(line) + ": torn last record (no newline, not valid JSON) skipped; an append was interrupted");
+        return;
+      }
+      errors.emplace_back(at, "", "not valid JSON");
       return;
     }
-    errors.emplace_back(at, "", "not valid JSON");
-    return;
+    flat = parse_ledger_object(j, at, errors);
   }
-  const std::size_t before = errors.size();
-  LedgerRecord r = parse_record(j, at, errors);
+  LedgerRecord& r = *flat;
   if (errors.size() == before) {
     try {
       check_ledger_record(r, at, errors);

@@ -64,6 +64,18 @@ bool is_currency_code(const std::string& c) {
   return true;
 }
 
+// An upper bound on the length of ledger_line(r): every key present, every text byte escaped at
+// its longest (\u00XX, six bytes), every number at its longest (nlohmann writes at most 24 bytes,
+// "-1.7976931348623157e+308"). Records under it need not be serialised to know they fit a line.
+std::size_t longest_line(const LedgerRecord& r) {
+  constexpr std::size_t kKeysAndPunctuation = 512, kNumber = 32, kMetricFrame = 64;
+  std::size_t n = kKeysAndPunctuation + 7 * kNumber;
+  for (const std::string* s : {&r.date, &r.experiment, &r.team, &r.user, &r.provider, &r.currency, &r.id, &r.family})
+    n += 6 * s->size();
+  for (const RunMetric& m : r.metrics) n += kMetricFrame + 6 * m.name.size() + kNumber;
+  return n;
+}
+
 }  // namespace
 
 void check_ledger_outcomes(const LedgerRecord& r, const SourceLocation& at, std::vector<InputError>& errors) {
@@ -118,7 +130,7 @@ void check_ledger_record(const LedgerRecord& r, const SourceLocation& at, std::v
   check_number(r.gpu_hours, "gpu_hours", lim.max_gpu_hours, at, errors);
   check_number(r.tokens, "tokens", lim.max_tokens, at, errors);
   check_ledger_outcomes(r, at, errors);
-  if (errors.size() != before) return;
+  if (errors.size() != before || longest_line(r) <= kMaxLedgerLineBytes) return;
   // Only now is the record safe to serialise (nlohmann refuses invalid UTF-8 with an exception).
   LedgerRecord located = r;
   located.where = at;
