@@ -121,7 +121,7 @@ std::string no_answer(const RouteResult& res) {
   return "no offer meets the latency target (nothing can host the model; --explain lists why)";
 }
 
-void add_route(Report& rep, const RouteResult& res, const ServeFlags& f, const Setup& s) {
+void add_route(Report& rep, const RouteResult& res, const ServeFlags& f, const Setup& s, io::MoneyStyle style) {
   const bool routed = !f.route.empty();
   const io::ServeRowContext ctx{res.route.name, to_string(s.run.spec.bill.pricing), s.run.currency,
                                 s.scaling.autoscale && s.scaling.min_replicas == 0};
@@ -135,7 +135,7 @@ void add_route(Report& rep, const RouteResult& res, const ServeFlags& f, const S
                                 {"model", {{"id", res.model.arch.id}, {"name", res.model.arch.name}, {"source", res.model.source}}},
                                 {"best", res.best ? io::serving_option_json(*res.best, ctx) : json()},
                                 {"roofline", io::roofline_json(res.search)}});
-  rep.tables.push_back(io::serving_options_table(shown, route_title(res, f, s), s.run.currency));
+  rep.tables.push_back(io::serving_options_table(shown, route_title(res, f, s), s.run.currency, style));
   if (!res.search.roofline.empty() && !routed) rep.tables.push_back(io::roofline_table(res.search));
   if (f.explain && !res.search.excluded.empty()) rep.tables.push_back(io::serving_excluded_table(res.search));
   const std::string prefix = routed ? "route " + res.route.name + ": " : "";
@@ -148,7 +148,7 @@ void add_route(Report& rep, const RouteResult& res, const ServeFlags& f, const S
 }
 
 // The routes' cheapest options together; null unless every route has one.
-void add_combined(Report& rep, const std::vector<RouteResult>& results, const ServeFlags& f, const Setup& s) {
+void add_combined(Report& rep, const std::vector<RouteResult>& results, const ServeFlags& f, const Setup& s, io::MoneyStyle style) {
   double month = 0, tokens = 0, requests = 0;
   for (const RouteResult& res : results) {
     if (!res.best) {
@@ -163,8 +163,9 @@ void add_combined(Report& rep, const std::vector<RouteResult>& results, const Se
                           {"cost_per_million_output_tokens", tokens > 0 ? month / tokens * 1e6 : 0.0},
                           {"cost_per_request", requests > 0 ? month / requests : 0.0}};
   if (!f.route.empty())
-    rep.notes.push_back("routed total: " + io::serving_money(month, s.run.currency) + " " + s.run.currency + " a month, " +
-                        io::serving_money(month / tokens * 1e6, s.run.currency) + " per 1M output tokens, " + io::serving_money(month / requests, s.run.currency) +
+    rep.notes.push_back("routed total: " + io::serving_money(month, s.run.currency, style) + " " + s.run.currency + " a month, " +
+                        io::serving_money(month / tokens * 1e6, s.run.currency, style) + " per 1M output tokens, " +
+                        io::serving_money(month / requests, s.run.currency, style) +
                         " per request (each route's cheapest offer)");
 }
 
@@ -210,9 +211,9 @@ int run_serve(const Context& ctx, const ServeFlags& f) {
         break;
       }
     all_met = all_met && res.best;
-    add_route(rep, res, f, s);
+    add_route(rep, res, f, s, ctx.money_style());
   }
-  add_combined(rep, results, f, s);
+  add_combined(rep, results, f, s, ctx.money_style());
   add_notes(rep, f, s, cpu.given);
   add_price_warnings(ctx, rep, results, s, static_cast<std::size_t>(f.top));
   ctx.print_report(rep);

@@ -24,8 +24,8 @@ std::string rate_text(double rps) {
   return fixed(rps * 86400, 1) + " req/day";
 }
 
-std::string serving_money(double v, const std::string& currency) {
-  return money_amount(v, currency, v >= 100 ? 0 : v >= 1 ? 2 : v >= 0.01 ? 4 : 6);
+std::string serving_money(double v, const std::string& currency, MoneyStyle style) {
+  return money_amount(v, currency, v >= 100 ? 0 : v >= 1 ? 2 : v >= 0.01 ? 4 : 6, style);
 }
 
 json serving_option_json(const ServingOption& r, const ServeRowContext& c) {
@@ -83,7 +83,7 @@ json roofline_json(const ServingSearch& s) {
 
 // Fits 100 columns: per-request cost, max batch, TP and the GPU are left out before the offer id
 // is cut unreadably short (JSON, CSV and --wide keep them). TTFT and TPOT are p95 (see the notes).
-Table serving_options_table(const std::vector<ServingOption>& rows, const std::string& title, const std::string& currency) {
+Table serving_options_table(const std::vector<ServingOption>& rows, const std::string& title, const std::string& currency, MoneyStyle style) {
   Table t;
   t.title = title + " (" + currency + ")";
   t.columns = {"offer", "gpu", "tp", "repl", "max batch", "util", "tok/s/GPU", "TTFT", "TPOT", "ok", "/month", "/1M out", "/request"};
@@ -94,8 +94,8 @@ Table serving_options_table(const std::vector<ServingOption>& rows, const std::s
     t.rows.push_back({r.where.offer->key(), r.where.offer->gpu, std::to_string(r.tp), std::to_string(r.fleet.replicas),
                       std::to_string(r.plan.operating_batch), fixed(100 * r.fleet.utilization, 0) + "%",
                       fixed(r.plan.tokens_per_second / r.tp, 0), ms(r.fleet.ttft_seconds), ms(r.fleet.at_peak.tpot_seconds),
-                      r.fleet.meets_latency ? "yes" : "no", serving_money(r.cost.per_month, currency),
-                      serving_money(r.cost.per_million_output_tokens, currency), serving_money(r.cost.per_request, currency)});
+                      r.fleet.meets_latency ? "yes" : "no", serving_money(r.cost.per_month, currency, style),
+                      serving_money(r.cost.per_million_output_tokens, currency, style), serving_money(r.cost.per_request, currency, style)});
     t.csv_rows.push_back({r.where.provider->id, r.where.offer->id, r.where.offer->gpu, std::to_string(r.tp),
                           std::to_string(r.fleet.replicas), std::to_string(r.plan.operating_batch), raw(r.fleet.utilization),
                           raw(r.plan.tokens_per_second / r.tp), raw(r.fleet.ttft_seconds), raw(r.fleet.at_peak.tpot_seconds),

@@ -3,13 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/units.hpp"
-#include "io/render/grouping_scope.hpp"
 #include "io/render/serve_render.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 struct Sheet {
   Provider provider;
@@ -92,9 +94,8 @@ TEST_CASE("a serving option's JSON: raw figures, per-GPU speeds and nulls for wh
 }
 
 TEST_CASE("the serving table rounds for people; its CSV keeps raw numbers", "[render][serve]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Sheet s;
-  const Table t = serving_options_table({option(s)}, "Serving options", "USD");
+  const Table t = serving_options_table({option(s)}, "Serving options", "USD", automatic);
   CHECK(t.title == "Serving options (USD)");
   REQUIRE(t.rows.size() == 1);
   CHECK(t.rows[0] == std::vector<std::string>{"runpod/h100-sxm", "h100", "2", "3", "64", "42%", "1280", "457 ms", "31 ms", "yes", "12,346",
@@ -102,19 +103,18 @@ TEST_CASE("the serving table rounds for people; its CSV keeps raw numbers", "[re
   CHECK(t.csv_columns[11] == "cost_per_month_USD");
   CHECK(t.csv_rows[0] == std::vector<std::string>{"runpod", "h100-sxm", "h100", "2", "3", "64", "0.42", "1280", "0.4567", "0.0312",
                                                   "true", "12345.678", "10.2881", "0.0041152"});
-  CHECK(serving_options_table({}, "None", "EUR").rows.empty());
+  CHECK(serving_options_table({}, "None", "EUR", automatic).rows.empty());
 }
 
 TEST_CASE("rates and per-request money are spelled to suit their size", "[render][serve]") {
-  const gpuplan::testing::GroupingScope automatic;
   CHECK(rate_text(5) == "5.00 req/s");
   CHECK(rate_text(12.5) == "12.5 req/s");
   CHECK(rate_text(0.05) == "180.0 req/hour");
   CHECK(rate_text(3.0 / 86400) == "3.0 req/day");
-  CHECK(serving_money(1234.4, "USD") == "1,234");
-  CHECK(serving_money(2.5, "USD") == "2.50");
-  CHECK(serving_money(0.05, "USD") == "0.0500");
-  CHECK(serving_money(0.001234, "USD") == "0.001234");
+  CHECK(serving_money(1234.4, "USD", automatic) == "1,234");
+  CHECK(serving_money(2.5, "USD", automatic) == "2.50");
+  CHECK(serving_money(0.05, "USD", automatic) == "0.0500");
+  CHECK(serving_money(0.001234, "USD", automatic) == "0.001234");
 }
 
 TEST_CASE("the roofline: memory or compute bound per batch, past the KV cache marked", "[render][serve]") {
