@@ -31,3 +31,12 @@ TEST_CASE("the style's grouping overrides the currency's grouping", "[format]") 
   CHECK(digit_grouping_from_string("indian") == DigitGrouping::indian);
   CHECK_FALSE(digit_grouping_from_string("lakh"));
 }
+
+TEST_CASE("two styles in one process spell the same amount each its own way", "[format]") {
+  // The grouping is a value passed in, not a setting of the process: formatting with one style
+  // leaves nothing behind that the next call with another style would see.
+  const MoneyStyle indian{DigitGrouping::indian}, intl{DigitGrouping::intl};
+  CHECK(money_amount(123456789, "USD", 0, indian) == "12,34,56,789");
+  CHECK(money_amount(123456789, "USD", 0, intl) == "123,456,789");
+  CHECK(money_amount(123456789, "USD", 0, indian) == "12,34,56,789");
+}

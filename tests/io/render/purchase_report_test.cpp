@@ -59,6 +59,20 @@ TEST_CASE("the purchase table groups rupees in lakhs and adds duty and surcharge
                                                   "1309800.40"});
 }
 
+TEST_CASE("two renders of one purchase in one process, each grouped as its style says", "[render][purchase]") {
+  // The grouping is an argument, not a setting of the process: a render with one style leaves
+  // nothing behind that the next render, with another, would pick up.
+  const PurchaseReport r = import_to_india(false);
+  const Table intl = purchase_table(r, "INR", MoneyStyle{DigitGrouping::intl});
+  const Table indian = purchase_table(r, "INR", MoneyStyle{DigitGrouping::indian});
+  const Table none = purchase_table(r, "INR", MoneyStyle{DigitGrouping::none});
+  CHECK(intl.rows[0][6] == "2,950,000");
+  CHECK(indian.rows[0][6] == "29,50,000");
+  CHECK(none.rows[0][6] == "2950000");
+  CHECK(purchase_table(r, "INR", MoneyStyle{DigitGrouping::intl}).rows == intl.rows);
+  CHECK(intl.csv_rows == indian.csv_rows);  // CSV carries raw numbers, never grouped
+}
+
 TEST_CASE("the credited column appears only with input-tax credit", "[render][purchase]") {
   const Table t = purchase_table(import_to_india(true), "INR", automatic);
   CHECK(t.columns == std::vector<std::string>{"item", "price from", "terms", "pre-tax", "duty", "GST", "credited", "counted"});
