@@ -34,8 +34,6 @@ ALLOWED = {
     ("io/text/files.cpp", "bool tracking = false"): "whether the set above is being filled (run() turns it on)",
     ("io/text/files.cpp", "static bool used = false"):
         "standard input is a process resource: it can be read once per process, whichever invocation reads it",
-    ("io/render/format.cpp", "static DigitGrouping g"):
-        "--grouping is display-only and read by every money formatter; it moves into the typed reports of issue #35 item 3",
     ("io/fetch/http_fetch.cpp", "static std::string why"): "why libcurl did not load: dlopen is per process",
     ("io/fetch/http_fetch.cpp", "static void* lib"): "the libcurl handle: a loaded library belongs to the process",
     ("store/libpq_loader.cpp", "static std::string why"): "why libpq did not load: dlopen is per process",

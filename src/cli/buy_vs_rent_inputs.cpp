@@ -41,7 +41,6 @@ double uncertainty_flag(std::string text) {
 
 }  // namespace
 
-std::string money(double amount, const std::string& currency, int decimals) { return io::money_text(amount, currency, decimals); }
 
 void add_buy_vs_rent_options(CLI::App& cmd, BuyVsRentFlags& f) {
   // --provider, --region and --country as compare defines them; --offer is one pinned offer here.
@@ -294,10 +293,10 @@ void read_rent_terms(const Catalog& catalog, const BuyVsRentFlags& f, BuyVsRentS
 }
 
 // The owner's terms (ownership_flags.cpp) into the setup.
-void read_ownership_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
+void read_ownership_terms(const BuyVsRentFlags& f, io::MoneyStyle style, BuyVsRentSetup& s) {
   Ownership o;
   o.purchase = s.purchase;
-  read_ownership(f.own, *s.gpu, s.run, o);
+  read_ownership(f.own, *s.gpu, s.run, style, o);
   s.in.owned = o.terms;
   s.in.horizon_months = o.horizon_months;
   s.purchase = o.purchase;
@@ -348,7 +347,7 @@ BuyVsRentSetup build_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& flags
   s.gpu = &resolve_gpu(ctx.catalog(), f.gpu);
   s.in.uncertainty_rule = td::kUncertaintyRule;
   read_demand(f, s);
-  read_ownership_terms(f, s);
+  read_ownership_terms(f, ctx.money_style(), s);
   read_rent_terms(ctx.catalog(), f, s);
   if (!f.place.countries.empty() && f.own.buyer_country.empty())
     s.notes.push_back("--country keeps renting to offers in that country (as in compare); the buyer, whose country sets the tax owed, "

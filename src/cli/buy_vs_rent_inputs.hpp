@@ -79,7 +79,4 @@ struct BuyVsRentAnalysis {
 };
 BuyVsRentAnalysis analyse_buy_vs_rent(const BuyVsRentSetup& s);
 
-// Money as shown in reasons and tables: "1,234.56 USD".
-std::string money(double amount, const std::string& currency, int decimals = 2);
-
 }  // namespace gpuplan::cli

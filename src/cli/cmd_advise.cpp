@@ -132,7 +132,7 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
     serving = analyse(build_buy_vs_rent(ctx, sc));
   }
   const Advice advice = advise(a, s.in, training, serving ? &*serving : nullptr);
-  rows.push_back({"cost_of_idle", "6. What is the cost of idle hardware?", money(advice.idle_gpu_per_month, s.run.currency, 0) +
+  rows.push_back({"cost_of_idle", "6. What is the cost of idle hardware?", io::money_text(advice.idle_gpu_per_month, s.run.currency, 0, ctx.money_style()) +
                   " per owned GPU-month", "computed (buy-vs-rent terms)"});
   io::AdviseContext c{s.gpu->id, s.run.currency, rows, &training, serving ? &*serving : nullptr};
   Report r;
@@ -141,7 +141,7 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
   r.json["warnings"] = s.price_warnings;
   for (const auto& w : s.price_warnings) ctx.warn(w);
   if (ctx.format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
-  for (auto& t : io::advise_tables(advice, c)) r.tables.push_back(std::move(t));
+  for (auto& t : io::advise_tables(advice, c, ctx.money_style())) r.tables.push_back(std::move(t));
   r.notes = s.demand_notes;
   r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
   if (costs.demand.empty())

@@ -40,7 +40,7 @@ int run_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f) {
   const BuyVsRentSetup s = build_buy_vs_rent(ctx, f);
   const TcoAnalysis a = analyse_buy_vs_rent(s).a;
   const io::TcoContext c = context_of(s);
-  const std::vector<std::string> reasons = io::tco_reasons(s.in, a, c);
+  const std::vector<std::string> reasons = io::tco_reasons(s.in, a, c, ctx.money_style());
   Report r;
   r.json = io::tco_json(s.in, a, c, reasons);
   r.json["purchase"] = io::purchase_json(s.purchase);
@@ -49,12 +49,12 @@ int run_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f) {
   r.json["warnings"] = warnings;
   for (const auto& w : s.price_warnings) ctx.warn(w);
   if (ctx.format() == Format::csv) r.tables.push_back(io::tco_series_table(s.in, a, c));  // CSV prints the first table
-  for (auto& t : io::tco_tables(s.in, a, c, reasons)) r.tables.push_back(std::move(t));
+  for (auto& t : io::tco_tables(s.in, a, c, reasons, ctx.money_style())) r.tables.push_back(std::move(t));
   // The purchase lines right after the verdict and monthly tables, when there is tax, duty or
   // a stand-in figure to show (a US buyer at list prices has neither).
   if (s.purchase.gst_rate > 0 || !s.purchase.warnings.empty())
     r.tables.insert(r.tables.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(r.tables.size()), ctx.format() == Format::csv ? 3 : 2),
-                    io::purchase_table(s.purchase, c.currency));
+                    io::purchase_table(s.purchase, c.currency, ctx.money_style()));
   for (const auto& w : s.purchase.warnings) {
     ctx.warn(w);
     r.notes.push_back("warning: " + w);

@@ -180,7 +180,7 @@ int run_diff(const Context& ctx, const DiffFlags& f) {
   for (const auto& [n, spec] : after)
     if (!before.count(n)) d.rows.push_back({n, nullptr, &spec, {}});
   io::decide_costs(d);
-  ctx.print_report({io::diff_json(d), {io::diff_table(d)}, {}, {}});
+  ctx.print_report({io::diff_json(d), {io::diff_table(d, ctx.money_style())}, {}, {}});
   return 0;
 }
 

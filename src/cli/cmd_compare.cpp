@@ -124,13 +124,13 @@ int run_compare(const Context& ctx, const CompareFlags& f) {
     for (const auto& row : rows.excluded) cr.excluded.push_back(full(row));
   Report r;
   if (ctx.json_output()) r.json = io::compare_json(cr);  // only the format asked is built
-  else r = Report{{}, io::compare_tables(cr), io::compare_notes(cr), {}};
+  else r = Report{{}, io::compare_tables(cr, ctx.money_style()), io::compare_notes(cr), {}};
   if (owned) {
     if (ctx.json_output()) {
       r.json["owned"] = owned_offer_json(*owned);
       r.json["owned"]["runs_the_job"] = owned_runs;
     }
-    for (const auto& n : owned_offer_notes(*owned, cr.run.currency)) r.notes.push_back(n);
+    for (const auto& n : owned_offer_notes(*owned, cr.run.currency, ctx.money_style())) r.notes.push_back(n);
     if (!owned_runs) r.notes.push_back(owned->offer().key() + " cannot run this job (gpuplan estimate --gpu " + owned->gpu().id + " shows why)");
   }
   ctx.print_report(std::move(r));

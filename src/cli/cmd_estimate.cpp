@@ -147,10 +147,10 @@ int run_estimate(const Context& ctx, const EstimateFlags& f) {
   add_advice(f, m, pc, gpus, er);
   std::optional<OwnedOffer> owned;
   const int code = price_offers(ctx, f, m, pc, gpus, owned, er);
-  Report r{io::estimate_json(er), io::estimate_tables(er), io::estimate_notes(er), {}};
+  Report r{io::estimate_json(er), io::estimate_tables(er, ctx.money_style()), io::estimate_notes(er), {}};
   if (owned) {
     r.json["owned"] = owned_offer_json(*owned);
-    for (const auto& n : owned_offer_notes(*owned, er.run.currency)) r.notes.push_back(n);
+    for (const auto& n : owned_offer_notes(*owned, er.run.currency, ctx.money_style())) r.notes.push_back(n);
   }
   add_error_bars(ctx, r, total, er.workload);  // JSON "error_bars" and a note (cli/uncertainty.cpp)
   ctx.print_report(r);

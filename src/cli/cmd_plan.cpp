@@ -228,11 +228,12 @@ int run_plan(const Context& ctx, const PlanFlags& f, const ResolvedModel& rm) {
   const PlanResult res = search_plans(in, space, static_cast<std::size_t>(std::max(f.top, 10)));
   io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top, {}};
   if (!res.best.empty()) v.pipeline = evaluate_candidate(in, space, res.best.front()).pipeline;
-  Report r{io::plan_json(v), io::plan_tables(v), io::plan_notes(v), io::plan_csv_table(v)};
+  const io::MoneyStyle style = ctx.money_style();
+  Report r{io::plan_json(v, style), io::plan_tables(v, style), io::plan_notes(v, style), io::plan_csv_table(v, style)};
   add_price_warnings(ctx, r, in, res, run);
   if (owned) {
     r.json["owned"] = owned_offer_json(*owned);
-    for (const auto& n : owned_offer_notes(*owned, run.currency)) r.notes.push_back(n);
+    for (const auto& n : owned_offer_notes(*owned, run.currency, style)) r.notes.push_back(n);
   }
   const int code = res.best.empty() || !res.best.front().feasible() ? 1 : 0;
   if (!res.best.empty()) {

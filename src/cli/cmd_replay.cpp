@@ -163,7 +163,7 @@ int run_replay(const Context& ctx, ReplayFlags f) {
     r.json["purchase"] = io::purchase_json(s.purchase);  // the owned fleet's price, duty and tax, as buy-vs-rent shows them
     r.json["warnings"] = s.price_warnings;
   } else {
-    r.tables = io::replay_tables(sweep, c);
+    r.tables = io::replay_tables(sweep, c, ctx.money_style());
   }
   for (const auto& w : s.price_warnings) ctx.warn(w);
   r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "

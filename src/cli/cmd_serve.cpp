@@ -97,8 +97,8 @@ int run_serve(const Context& ctx, const ServeFlags& f) {
   Report out;
   if (ctx.json_output()) out.json = io::serve_json(rep);
   else {
-    out.tables = io::serve_tables(rep);
-    out.notes = io::serve_notes(rep);
+    out.tables = io::serve_tables(rep, ctx.money_style());
+    out.notes = io::serve_notes(rep, ctx.money_style());
   }
   ctx.print_report(out);
   return all_met ? 0 : 1;

@@ -136,9 +136,10 @@ void add_common_options(CLI::App& cmd, Context& ctx, unsigned uses) {
   app.add_flag("-q,--quiet", g.quiet, "Suppress warnings on stderr");
   app.add_flag("--no-color", g.no_color, "Never colour the table output");
   app.add_flag("--wide", g.wide, "Print whole table cells (default: long names are cut to fit 100 columns)");
-  // Display only: set when parsed, so every money figure a command words is grouped alike.
+  // Display only: kept in ctx.options, so every money figure a command words is grouped alike
+  // (Context::money_style).
   app.add_option_function<std::string>(
-         "--grouping", [](const std::string& v) { io::digit_grouping() = *io::digit_grouping_from_string(v); },
+         "--grouping", [&g](const std::string& v) { g.grouping = *io::digit_grouping_from_string(v); },
          "Digit grouping of money in tables and notes: auto (Indian 10,84,428 for INR, else 1,084,428) | intl | indian | none")
       ->check(CLI::IsMember({"auto", "intl", "indian", "none"}));
 }

@@ -13,6 +13,7 @@
 #include "gpuplan/budget.hpp"
 #include "gpuplan/calibrate.hpp"
 #include "gpuplan/catalog.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::cli {
@@ -29,6 +30,7 @@ struct GlobalOptions {
   bool wide = false;  // tables as wide as their content (default: cut to fit 100 columns)
   std::string profile;  // --profile FILE: calibrated constants (gpuplan calibrate)
   bool offline = false;  // --offline: the shipped sheets only, not the price cache (gpuplan prices update)
+  io::DigitGrouping grouping = io::DigitGrouping::automatic;  // --grouping: display only (money_style)
 };
 // What a command reads beyond its own flags, so that it registers only the common flags it
 // honours (an unused --profile or --catalog is refused, not ignored).
@@ -95,6 +97,9 @@ class Context {
   // Whether the report prints as JSON. A command builds the JSON value only then, and its tables
   // and notes only otherwise: a table of a million offers never builds their JSON, nor the reverse.
   bool json_output() const { return format() == Format::json; }
+  // How money is spelled for people in this invocation (--grouping): every renderer and note
+  // that prints money takes it as an argument.
+  io::MoneyStyle money_style() const { return io::MoneyStyle{options.grouping}; }
 
   // Shipped catalogs plus every --catalog file (and the price cache unless --offline).
   const Catalog& catalog() const;

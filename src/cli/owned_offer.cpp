@@ -70,7 +70,7 @@ std::optional<OwnedOffer> build_owned_offer(const Context& ctx, const OwnedOffer
   o.ownership.purchase.basis = run.spec.bill.tax_basis;
   o.ownership.purchase.input_tax_credit = run.spec.bill.input_tax_credit;
   read_buyer_country(f.own, o.ownership.purchase);
-  read_ownership(f.own, *gpu, run, o.ownership);
+  read_ownership(f.own, *gpu, run, ctx.money_style(), o.ownership);
   o.month = owned_month(n, o.utilisation, o.ownership.terms, o.ownership.horizon_months);
   o.hour = *owned_hour_cost(o.month);  // utilisation >= 1%: some hours are served
   o.per_gpu_hour = o.marginal ? o.hour.marginal : o.hour.full;
@@ -145,9 +145,9 @@ nlohmann::json owned_offer_json(const OwnedOffer& o) {
           {"defaults", o.ownership.defaults}};
 }
 
-std::vector<std::string> owned_offer_notes(const OwnedOffer& o, const std::string& cur) {
+std::vector<std::string> owned_offer_notes(const OwnedOffer& o, const std::string& cur, io::MoneyStyle style) {
   const MonthlyCost& m = o.month;
-  auto money = [&](double v, int d) { return io::money_text(v, cur, d); };
+  auto money = [&](double v, int d) { return io::money_text(v, cur, d, style); };
   const std::string what = o.offer().key() + " (" + count_of(o.gpus, "GPU") + " you own, busy " + num(o.utilisation * 100, 0) + "% of the month = " +
                            num(m.owned_gpu_hours, 0) + " GPU-h)";
   std::vector<std::string> out;

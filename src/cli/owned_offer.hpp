@@ -59,6 +59,6 @@ void keep_owned_shown(std::vector<PricedOffer>& shown, const std::vector<PricedO
 
 // JSON "owned" and the notes every command prints under its table.
 nlohmann::json owned_offer_json(const OwnedOffer& o);
-std::vector<std::string> owned_offer_notes(const OwnedOffer& o, const std::string& currency);
+std::vector<std::string> owned_offer_notes(const OwnedOffer& o, const std::string& currency, io::MoneyStyle style);
 
 }  // namespace gpuplan::cli

@@ -16,8 +16,6 @@ namespace gpuplan::cli {
 namespace td = tco_defaults;
 namespace {
 
-std::string money(double amount, const std::string& currency, int decimals = 2) { return io::money_text(amount, currency, decimals); }
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -77,7 +75,8 @@ io::PurchaseLine purchase_line(const std::string& what, const std::string& basis
 
 // The horizon, the hardware's price and the build it sits in, taxed and imported as the
 // buyer's country does (src/core/tco_purchase.cpp).
-void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s) {
+void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s) {
+  auto money = [&](double v, const std::string& currency, int decimals) { return io::money_text(v, currency, decimals, style); };
   auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
   const std::string& cur = run.currency;
   auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
@@ -141,7 +140,8 @@ void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& r
 }
 
 // Power, upkeep, resale, financing, colocation and engineer time.
-void read_running_costs(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s) {
+void read_running_costs(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s) {
+  auto money = [&](double v, const std::string& currency, int decimals) { return io::money_text(v, currency, decimals, style); };
   auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
   const std::string& cur = run.currency;
   auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
@@ -285,9 +285,9 @@ void read_buyer_country(const OwnershipFlags& f, io::PurchaseReport& p) {
     if (!value->empty() && !taxed) bad_flag(flag, "hardware GST and import duty are modelled for --buyer-country IN only (buyer: " + p.country + ")");
 }
 
-void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s) {
-  read_hardware(f, gpu, run, s);
-  read_running_costs(f, gpu, run, s);
+void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s) {
+  read_hardware(f, gpu, run, style, s);
+  read_running_costs(f, gpu, run, style, s);
 }
 
 }  // namespace gpuplan::cli

@@ -13,6 +13,7 @@
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/tco.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/purchase_report.hpp"
 
 namespace gpuplan::cli {
@@ -46,8 +47,9 @@ struct Ownership {
 void read_buyer_country(const OwnershipFlags& f, io::PurchaseReport& p);
 
 // The owner's terms for `gpu`, money in run.currency; `s.purchase.country` is already set
-// (read_buyer_country), as are its basis and input-tax credit.
-void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s);
+// (read_buyer_country), as are its basis and input-tax credit. `style` spells the money in the
+// defaults and warnings it words.
+void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s);
 
 // A share ("60%", "0.6") or, for ratios such as PUE, a plain number, within [min, max]; exits 2
 // naming the flag otherwise.

@@ -24,11 +24,11 @@ json tco_numbers(const TcoAnalysis& t) {
           {"uncertainty_rule_applied", t.decision.rule_applied}};
 }
 
-Table numbers_table(const Advice& a, const AdviseContext& c) {
+Table numbers_table(const Advice& a, const AdviseContext& c, MoneyStyle style) {
   Table t;
   t.title = "The buy-vs-rent numbers behind it (" + c.gpu + ", per month)";
   t.columns = {"figure", "value"};
-  auto m = [&](double v) { return money_text(v, c.currency, 0); };
+  auto m = [&](double v) { return money_text(v, c.currency, 0, style); };
   const TcoAnalysis& x = *c.training;
   t.rows.push_back({"training: buy-vs-rent verdict", std::string(to_string(x.decision.verdict)) + " (" + std::to_string(x.decision.owned_gpus) + " owned)"});
   t.rows.push_back({"training: rent everything", m(x.rent.total)});
@@ -87,11 +87,11 @@ json advise_json(const Advice& a, const AdviseContext& c) {
   return out;
 }
 
-std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c) {
+std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c, MoneyStyle style) {
   std::vector<Table> out;
   out.push_back(list_table(std::string("Pattern: ") + to_string(a.pattern), "why", a.reasons));
   out.push_back(advise_split_table(a));
-  out.push_back(numbers_table(a, c));
+  out.push_back(numbers_table(a, c, style));
   Table ans;
   ans.title = "Answers";
   ans.columns = {"question", "answer", "from"};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/advise.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -25,7 +26,7 @@ struct AdviseContext {
 
 nlohmann::json advise_json(const Advice& a, const AdviseContext& c);
 // The pattern with its reasons, the split, the numbers, the answers, what would change it.
-std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c);
+std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c, MoneyStyle style);
 // The split alone (what --format csv prints).
 Table advise_split_table(const Advice& a);
 

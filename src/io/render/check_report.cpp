@@ -14,7 +14,9 @@ namespace {
 
 nlohmann::json opt_json(bool present, double v) { return present ? nlohmann::json(v) : nlohmann::json(); }
 
-std::string signed_money(double v, const std::string& currency) { return (v >= 0 ? "+" : "") + money_amount(v, currency, 2); }
+std::string signed_money(double v, const std::string& currency, MoneyStyle style) {
+  return (v >= 0 ? "+" : "") + money_amount(v, currency, 2, style);
+}
 
 const char* change_text(SpecChange c) {
   switch (c) {
@@ -179,7 +181,7 @@ nlohmann::json diff_json(const DiffReport& r) {
   return j;
 }
 
-Table diff_table(const DiffReport& r) {
+Table diff_table(const DiffReport& r, MoneyStyle style) {
   Table t;
   t.title = "Cost diff (" + r.currency + ")";
   t.columns = {"experiment", "change", "cost before", "cost after", "delta", "hours before", "hours after", "GiB/GPU after"};
@@ -191,16 +193,16 @@ Table diff_table(const DiffReport& r) {
     const CheckedSpec *b = d.before, *a = d.after;
     const double cb = d.cost.before, ca = d.cost.after;
     const std::string change = change_text(d.cost.change);
-    t.rows.push_back({d.name, change, b ? money_amount(cb, r.currency, 2) : "-", a ? money_amount(ca, r.currency, 2) : "-",
-                      signed_money(ca - cb, r.currency),
+    t.rows.push_back({d.name, change, b ? money_amount(cb, r.currency, 2, style) : "-", a ? money_amount(ca, r.currency, 2, style) : "-",
+                      signed_money(ca - cb, r.currency, style),
                       b ? num(b->check.wall_seconds / 3600, 1) : "-", a ? num(a->check.wall_seconds / 3600, 1) : "-",
                       a ? num(a->per_gpu_bytes / kGiB, 1) : "-"});
     t.csv_rows.push_back({d.name, change, b ? raw(cb) : "", a ? raw(ca) : "", raw(ca - cb), b ? raw(b->check.wall_seconds) : "",
                           a ? raw(a->check.wall_seconds) : "", a ? std::to_string(bytes_int(a->per_gpu_bytes)) : ""});
   }
   const CostChange& total = r.total;
-  t.rows.push_back({"total", "", money_amount(total.before, r.currency, 2), money_amount(total.after, r.currency, 2),
-                    signed_money(total.delta(), r.currency), "", "", ""});
+  t.rows.push_back({"total", "", money_amount(total.before, r.currency, 2, style), money_amount(total.after, r.currency, 2, style),
+                    signed_money(total.delta(), r.currency, style), "", "", ""});
   t.csv_rows.push_back({"total", "", raw(total.before), raw(total.after), raw(total.delta()), "", "", ""});
   return t;
 }

@@ -9,6 +9,7 @@
 
 #include "gpuplan/budget.hpp"
 #include "gpuplan/input_pipeline.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -59,6 +60,6 @@ struct DiffReport {
 // total_change); diff_json and diff_table print those values.
 void decide_costs(DiffReport& r);
 nlohmann::json diff_json(const DiffReport& r);
-Table diff_table(const DiffReport& r);
+Table diff_table(const DiffReport& r, MoneyStyle style);
 
 }  // namespace gpuplan::io

@@ -12,7 +12,7 @@ namespace {
 double difference(const CompareReport& r, const PricedOffer& p) { return r.priced == 0 ? 0 : p.sort_cost() - r.best_cost; }
 
 // Side by side: each sheet's best offer, and how far it is from the best of all.
-Table sheets_table(const CompareReport& r) {
+Table sheets_table(const CompareReport& r, MoneyStyle style) {
   Table t;
   t.title = "Sheets side by side (best offer of each)";
   t.columns = {"sheet", "provider", "offer", "per_1M_tok", "total", "vs best"};
@@ -27,7 +27,8 @@ Table sheets_table(const CompareReport& r) {
     }
     const double diff = difference(r, *b);
     const double base = r.best_cost;
-    t.rows.push_back({s.path, b->provider->id, b->offer->id, money_amount(b->per_million_tokens, r.run.currency, 2), b->total ? money_amount(*b->total, r.run.currency, 2) : "-",
+    t.rows.push_back({s.path, b->provider->id, b->offer->id, money_amount(b->per_million_tokens, r.run.currency, 2, style),
+                      b->total ? money_amount(*b->total, r.run.currency, 2, style) : "-",
                       diff == 0 ? "best" : "+" + num(diff, 2) + (base > 0 ? " (+" + num(100 * diff / base, 0) + "%)" : "")});
   }
   return t;
@@ -61,10 +62,10 @@ nlohmann::json compare_json(const CompareReport& r) {
   return j;
 }
 
-std::vector<Table> compare_tables(const CompareReport& r) {
+std::vector<Table> compare_tables(const CompareReport& r, MoneyStyle style) {
   const std::string what = r.model_name + ", " + to_string(r.workload.method) + ", " + to_string(r.run.spec.bill.pricing);
-  std::vector<Table> tables = {offers_table(r.shown, r.run, r.workload, "Offers by " + r.sort + ": " + what)};
-  if (!r.sheets.empty()) tables.push_back(sheets_table(r));
+  std::vector<Table> tables = {offers_table(r.shown, r.run, r.workload, "Offers by " + r.sort + ": " + what, style)};
+  if (!r.sheets.empty()) tables.push_back(sheets_table(r, style));
   if (r.explain && !r.excluded.empty()) tables.push_back(excluded_table(r.excluded, r.run.spec.bill.pricing));
   return tables;
 }

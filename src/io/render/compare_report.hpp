@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/offer_search.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -39,7 +40,7 @@ struct CompareReport {
 };
 
 nlohmann::json compare_json(const CompareReport& r);
-std::vector<Table> compare_tables(const CompareReport& r);
+std::vector<Table> compare_tables(const CompareReport& r, MoneyStyle style);
 std::vector<std::string> compare_notes(const CompareReport& r);
 
 }  // namespace gpuplan::io

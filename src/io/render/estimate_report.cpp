@@ -207,10 +207,10 @@ nlohmann::json estimate_json(const EstimateReport& r) {
   return j;
 }
 
-std::vector<Table> estimate_tables(const EstimateReport& r) {
+std::vector<Table> estimate_tables(const EstimateReport& r, MoneyStyle style) {
   std::vector<Table> tables = {memory_table(r), fits_table(r)};
   if (r.advice_gpu) tables.push_back(advice_table(r));
-  if (!r.offers.empty()) tables.push_back(offers_table(r.offers, r.run, r.workload, r.offers_title));
+  if (!r.offers.empty()) tables.push_back(offers_table(r.offers, r.run, r.workload, r.offers_title, style));
   return tables;
 }
 

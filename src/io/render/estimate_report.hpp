@@ -11,6 +11,7 @@
 #include "gpuplan/memory.hpp"
 #include "gpuplan/memory_advice.hpp"
 #include "gpuplan/offer_search.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -44,7 +45,7 @@ struct EstimateReport {
 };
 
 nlohmann::json estimate_json(const EstimateReport& r);
-std::vector<Table> estimate_tables(const EstimateReport& r);
+std::vector<Table> estimate_tables(const EstimateReport& r, MoneyStyle style);
 std::vector<std::string> estimate_notes(const EstimateReport& r);
 nlohmann::json step_time_json(const StepTime& t);
 

@@ -2,11 +2,6 @@
 
 namespace gpuplan::io {
 
-DigitGrouping& digit_grouping() {
-  static DigitGrouping g = DigitGrouping::automatic;
-  return g;
-}
-
 std::optional<DigitGrouping> digit_grouping_from_string(const std::string& s) {
   if (s == "auto") return DigitGrouping::automatic;
   if (s == "intl") return DigitGrouping::intl;
@@ -15,8 +10,8 @@ std::optional<DigitGrouping> digit_grouping_from_string(const std::string& s) {
   return std::nullopt;
 }
 
-std::string group_digits(const std::string& whole, const std::string& currency) {
-  DigitGrouping g = digit_grouping();
+std::string group_digits(const std::string& whole, const std::string& currency, MoneyStyle style) {
+  DigitGrouping g = style.grouping;
   if (g == DigitGrouping::automatic) g = currency == "INR" ? DigitGrouping::indian : DigitGrouping::intl;
   if (g == DigitGrouping::none) return whole;
   // A separator goes before the digit with `left` digits from it to the end: every three
@@ -33,18 +28,18 @@ std::string group_digits(const std::string& whole, const std::string& currency) 
   return out;
 }
 
-std::string money_amount(double amount, const std::string& currency, int decimals) {
+std::string money_amount(double amount, const std::string& currency, int decimals, MoneyStyle style) {
   if (!std::isfinite(amount)) return num(amount, decimals);
   const std::string digits = num(std::fabs(amount), decimals);
   const auto dot = digits.find('.');
   const std::string whole = digits.substr(0, dot), frac = dot == std::string::npos ? "" : digits.substr(dot);
   // No "-0.00": a negative amount that rounds to zero prints as zero.
   const bool negative = amount < 0 && std::fabs(amount) >= 0.5 * std::pow(10.0, -decimals);
-  return (negative ? "-" : "") + group_digits(whole, currency) + frac;
+  return (negative ? "-" : "") + group_digits(whole, currency, style) + frac;
 }
 
-std::string money_text(double amount, const std::string& currency, int decimals) {
-  return money_amount(amount, currency, decimals) + " " + currency;
+std::string money_text(double amount, const std::string& currency, int decimals, MoneyStyle style) {
+  return money_amount(amount, currency, decimals, style) + " " + currency;
 }
 
 }  // namespace gpuplan::io

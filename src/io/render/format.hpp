@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpuplan/plural.hpp"
+#include "io/render/money_style.hpp"
 
 namespace gpuplan::io {
 
@@ -22,26 +23,19 @@ inline std::string raw(const std::optional<double>& v) { return v ? raw(*v) : ""
 // A byte count as JSON and CSV carry it: the nearest whole byte, the same in every command.
 inline std::int64_t bytes_int(double b) { return static_cast<std::int64_t>(std::llround(b)); }
 
-// How the whole part of money is grouped for people: automatic is Indian (10,84,428) when the
-// money is in INR and international (1,084,428) otherwise; --grouping sets it for the process.
-// JSON and CSV carry raw numbers and are never grouped.
-enum class DigitGrouping { automatic, intl, indian, none };
-DigitGrouping& digit_grouping();
-std::optional<DigitGrouping> digit_grouping_from_string(const std::string& s);  // auto | intl | indian | none
-
-// "1084428" -> "10,84,428" (Indian) or "1,084,428" (international), as digit_grouping() says
-// for money in `currency`. `whole` is the digits before the decimal point, without a sign.
-std::string group_digits(const std::string& whole, const std::string& currency);
+// "1084428" -> "10,84,428" (Indian) or "1,084,428" (international), as `style` says for money
+// in `currency`. `whole` is the digits before the decimal point, without a sign.
+std::string group_digits(const std::string& whole, const std::string& currency, MoneyStyle style);
 
 // The one money formatter every renderer uses. money_amount: the number alone, grouped, with
 // `decimals` places ("10,84,428.50"); money_text: the same with its currency ("10,84,428.50 INR").
-std::string money_amount(double amount, const std::string& currency, int decimals);
-std::string money_text(double amount, const std::string& currency, int decimals = 2);
+std::string money_amount(double amount, const std::string& currency, int decimals, MoneyStyle style);
+std::string money_text(double amount, const std::string& currency, int decimals, MoneyStyle style);
 
 // Money with precision that suits its size, for a column whose header names the currency:
 // 1,234, 12.34, 0.1234.
-inline std::string money(double v, const std::string& currency) {
-  return money_amount(v, currency, std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 2 : 4);
+inline std::string money(double v, const std::string& currency, MoneyStyle style) {
+  return money_amount(v, currency, std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 2 : 4, style);
 }
 
 // 45.0s, 12.5m, 3.3h, 4.2d.

@@ -140,7 +140,8 @@ nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run) {
   return j;
 }
 
-Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& run, const Workload&, const std::string& title) {
+Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& run, const Workload&, const std::string& title,
+                   MoneyStyle style) {
   Table t;
   t.title = title;
   const bool totals = run.has_work();
@@ -162,12 +163,12 @@ Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& ru
                                     p.offer->id + (p.same_price_regions ? " (+" + std::to_string(p.same_price_regions) + " regions)" : ""),
                                     p.offer->gpu, run_as(p),
                                     num(e.time.tokens_per_second, 0), training ? num(100 * e.time.mfu, 0) + "%" : "-",
-                                    money(p.rate_per_hour, cur), money(p.per_million_tokens, cur)};
+                                    money(p.rate_per_hour, cur, style), money(p.per_million_tokens, cur, style)};
     std::vector<std::string> csv = {p.provider->id, p.offer->id, p.offer->gpu, std::to_string(e.workload.gpus),
                                     to_string(e.workload.sharding), raw(e.time.tokens_per_second), training ? raw(e.time.mfu) : "",
                                     raw(p.rate_per_hour), raw(p.per_million_tokens)};
     if (totals) {
-      std::string total = p.total ? money(*p.total, cur) : "-";
+      std::string total = p.total ? money(*p.total, cur, style) : "-";
       if (p.meets_budget && !*p.meets_budget) total += " (over budget)";
       if (p.meets_deadline && !*p.meets_deadline) total += " (late)";
       row.insert(row.end(), {e.cost ? duration(e.cost->wall_seconds) : "-", total});

@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "gpuplan/offer_search.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
 
 nlohmann::json offer_json(const PricedOffer& p, const RunSettings& run);
 // `asked`: the workload as the user wrote it; rows run otherwise (more GPUs, re-sharded) say so.
-Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& run, const Workload& asked, const std::string& title);
+Table offers_table(const std::vector<PricedOffer>& offers, const RunSettings& run, const Workload& asked, const std::string& title,
+                   MoneyStyle style);
 Table excluded_table(const std::vector<PricedOffer>& offers, Pricing pricing);
 nlohmann::json excluded_json(const std::vector<PricedOffer>& offers, Pricing pricing);
 

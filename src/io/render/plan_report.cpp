@@ -14,7 +14,7 @@ namespace {
 
 using PlanView = PlanReport;
 
-std::string plan_money(double v, const std::string& cur) { return money_text(v, cur, v >= 100 ? 0 : 2); }
+std::string plan_money(double v, const std::string& cur, MoneyStyle style) { return money_text(v, cur, v >= 100 ? 0 : 2, style); }
 std::string hours(double s) { return s < 3600 ? num(s / 60, 0) + " min" : num(s / 3600, 1) + " h"; }
 
 nlohmann::json candidate_json(const PlanView& v, const Candidate& c) {
@@ -66,7 +66,7 @@ std::string gpus_text(int gpus, const Workload& w) {
   return s;
 }
 
-Table candidates_table(const PlanView& v, const std::string& title, const std::vector<Candidate>& cs, std::size_t limit) {
+Table candidates_table(const PlanView& v, const std::string& title, const std::vector<Candidate>& cs, std::size_t limit, MoneyStyle style) {
   Table t;
   t.title = title;
   t.columns = {"method", "precision/optimizer", "ckpt", "batch", "gpus", "offer", "pricing", "GiB/GPU", "wall", "cost"};
@@ -83,7 +83,7 @@ Table candidates_table(const PlanView& v, const std::string& title, const std::v
     const char* pricing = to_string(v.space.pricings[c.pricing]);
     t.rows.push_back({to_string(w.method), std::string(to_string(w.precision)) + "/" + to_string(w.optimizer), to_string(w.checkpointing),
                       std::to_string(c.micro_batch) + "x" + std::to_string(c.grad_accum), gpus_text(c.gpus, w),
-                      po.offer->key(), pricing, num(c.per_gpu_bytes / kGiB, 1), hours(c.wall_seconds), plan_money(c.cost, v.currency)});
+                      po.offer->key(), pricing, num(c.per_gpu_bytes / kGiB, 1), hours(c.wall_seconds), plan_money(c.cost, v.currency, style)});
     t.csv_rows.push_back({to_string(w.method), to_string(w.precision), to_string(w.optimizer), to_string(w.checkpointing),
                           std::to_string(c.micro_batch), std::to_string(c.grad_accum), std::to_string(c.gpus), to_string(w.sharding),
                           po.offer->key(), pricing, std::to_string(std::llround(c.per_gpu_bytes)), raw(c.wall_seconds), raw(c.cost)});
@@ -92,7 +92,7 @@ Table candidates_table(const PlanView& v, const std::string& title, const std::v
 }
 
 // No feasible plan is an answer: which constraint binds and by how much.
-std::vector<std::string> why_none(const PlanView& v) {
+std::vector<std::string> why_none(const PlanView& v, MoneyStyle style) {
   const PlanInputs& in = v.in;
   const PlanResult& res = v.res;
   std::vector<std::string> why;
@@ -101,28 +101,28 @@ std::vector<std::string> why_none(const PlanView& v) {
     return why;
   }
   if (in.budget && res.cheapest->cost > *in.budget)
-    why.push_back("the cheapest plan that fits costs " + plan_money(res.cheapest->cost, v.currency) + ", budget " + plan_money(*in.budget, v.currency));
+    why.push_back("the cheapest plan that fits costs " + plan_money(res.cheapest->cost, v.currency, style) + ", budget " + plan_money(*in.budget, v.currency, style));
   if (in.deadline_seconds && res.fastest->wall_seconds > *in.deadline_seconds)
     why.push_back("the fastest plan misses the deadline by " + hours(res.fastest->wall_seconds - *in.deadline_seconds));
   if (why.empty()) why.push_back("no single plan meets both the budget and the deadline (the cheap ones are slow, the fast ones dear)");
   return why;
 }
 
-std::string alternative_text(const PlanView& v, const SettingAlternative& a, const Candidate& best) {
+std::string alternative_text(const PlanView& v, const SettingAlternative& a, const Candidate& best, MoneyStyle style) {
   std::string part = a.value + ": ";
   if (!a.best) return part + "no plan fits within the limits";
   if (v.in.objective == Objective::cost)
-    return part + "best costs " + plan_money(a.best->cost, v.currency) + " (" + num(a.best->cost / std::max(best.cost, 1e-9), 2) + "x)";
+    return part + "best costs " + plan_money(a.best->cost, v.currency, style) + " (" + num(a.best->cost / std::max(best.cost, 1e-9), 2) + "x)";
   return part + "best takes " + hours(a.best->wall_seconds) + " (" + num(a.best->wall_seconds / std::max(best.wall_seconds, 1e-9), 2) + "x)";
 }
 
 // The chosen settings, each with its reason: what the best plan with another value costs.
-std::vector<std::vector<std::string>> reasons(const PlanView& v, const Candidate& best) {
+std::vector<std::vector<std::string>> reasons(const PlanView& v, const Candidate& best, MoneyStyle style) {
   std::vector<std::vector<std::string>> rows;
   const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
   for (const SettingReason& s : explain_plan(v.res, v.space, best)) {
     std::string why;
-    for (const auto& a : s.others) why += (why.empty() ? "" : "; ") + alternative_text(v, a, best);
+    for (const auto& a : s.others) why += (why.empty() ? "" : "; ") + alternative_text(v, a, best, style);
     if (why.empty()) why = "the only option searched";
     if (s.setting != "sharding") {
       rows.push_back({s.setting, s.choice, why});
@@ -139,21 +139,21 @@ std::vector<std::vector<std::string>> reasons(const PlanView& v, const Candidate
                                                 std::to_string(v.in.global_batch) + " sequences"
                                           : "the best micro-batch searched (no --global-batch to keep)"});
     rows.push_back({"offer", bo.offer->key() + " (" + bo.offer->gpu + ")",
-                    "priced " + std::string(to_string(v.space.pricings[best.pricing])) + " at " + plan_money(best.cost, v.currency) + " for the run"});
+                    "priced " + std::string(to_string(v.space.pricings[best.pricing])) + " at " + plan_money(best.cost, v.currency, style) + " for the run"});
   }
   return rows;
 }
 
-Table reasons_table(const PlanView& v, const Candidate& best) {
+Table reasons_table(const PlanView& v, const Candidate& best, MoneyStyle style) {
   Table t;
   t.title = "Plan: " + v.model_name + ", " + num(v.in.tokens / 1e9, 2) + "B tokens, by " + v.objective;
   t.columns = {"setting", "choice", "why"};
   t.align = {Align::left, Align::left, Align::left};
-  t.rows = reasons(v, best);
+  t.rows = reasons(v, best, style);
   return t;
 }
 
-Table outcome_table(const PlanView& v, const Candidate& best) {
+Table outcome_table(const PlanView& v, const Candidate& best, MoneyStyle style) {
   const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
   Table outcome;
   outcome.title = "Expected outcome";
@@ -169,7 +169,7 @@ Table outcome_table(const PlanView& v, const Candidate& best) {
   add("step", num(best.step_seconds, 2) + " s, MFU " + num(100 * best.mfu, 0) + "%", "step_seconds", best.step_seconds, "s");
   add("wall time", hours(best.wall_seconds) + (v.in.deadline_seconds ? " (deadline " + hours(*v.in.deadline_seconds) + ")" : ""),
       "wall_seconds", best.wall_seconds, "s");
-  add("cost", plan_money(best.cost, v.currency) + (v.in.budget ? " (budget " + plan_money(*v.in.budget, v.currency) + ")" : ""), "cost",
+  add("cost", plan_money(best.cost, v.currency, style) + (v.in.budget ? " (budget " + plan_money(*v.in.budget, v.currency, style) + ")" : ""), "cost",
       best.cost, v.currency);
   if (v.space.pricings[best.pricing] == Pricing::spot)
     add("spot",
@@ -189,7 +189,7 @@ std::string searched_text(const PlanView& v) {
 
 }  // namespace
 
-nlohmann::json plan_json(const PlanReport& v) {
+nlohmann::json plan_json(const PlanReport& v, MoneyStyle style) {
   nlohmann::json j;
   j["model"] = {{"id", v.model_id}, {"name", v.model_name}, {"source", v.model_source}};
   j["objective"] = v.objective;
@@ -199,41 +199,41 @@ nlohmann::json plan_json(const PlanReport& v) {
   for (const auto& c : v.res.pareto) j["pareto"].push_back(candidate_json(v, c));
   if (v.res.best.empty()) {
     j["plan"] = nullptr;
-    j["why_none"] = why_none(v);
+    j["why_none"] = why_none(v, style);
     return j;
   }
   const Candidate& best = v.res.best.front();
   j["plan"] = candidate_json(v, best);
   for (std::size_t i = 1; i < v.res.best.size() && static_cast<int>(i) <= v.top; ++i) j["runners_up"].push_back(candidate_json(v, v.res.best[i]));
   j["reasons"] = nlohmann::json::array();
-  for (const auto& row : reasons(v, best)) j["reasons"].push_back({{"setting", row[0]}, {"choice", row[1]}, {"why", row[2]}});
+  for (const auto& row : reasons(v, best, style)) j["reasons"].push_back({{"setting", row[0]}, {"choice", row[1]}, {"why", row[2]}});
   j["next_steps"] = plan_next_steps(v.in, v.space, best);
   j["pipeline"] = v.pipeline ? pipeline_json(*v.pipeline) : nlohmann::json(nullptr);
   return j;
 }
 
-std::vector<Table> plan_tables(const PlanReport& v) {
+std::vector<Table> plan_tables(const PlanReport& v, MoneyStyle style) {
   if (v.res.best.empty()) {
     if (!v.res.cheapest) return {};
-    return {candidates_table(v, "Closest plans (cost/time front)", v.res.pareto, 5)};
+    return {candidates_table(v, "Closest plans (cost/time front)", v.res.pareto, 5, style)};
   }
   const Candidate& best = v.res.best.front();
-  std::vector<Table> tables = {reasons_table(v, best), outcome_table(v, best)};
+  std::vector<Table> tables = {reasons_table(v, best, style), outcome_table(v, best, style)};
   const std::vector<Candidate> runners(v.res.best.begin() + 1, v.res.best.end());
-  if (!runners.empty()) tables.push_back(candidates_table(v, "Runners-up", runners, static_cast<std::size_t>(v.top)));
-  tables.push_back(candidates_table(v, "Cost/time Pareto front", v.res.pareto, 8));
+  if (!runners.empty()) tables.push_back(candidates_table(v, "Runners-up", runners, static_cast<std::size_t>(v.top), style));
+  tables.push_back(candidates_table(v, "Cost/time Pareto front", v.res.pareto, 8, style));
   return tables;
 }
 
-Table plan_csv_table(const PlanReport& v) {
-  if (v.res.best.empty()) return candidates_table(v, "Closest plans", v.res.pareto, v.res.pareto.size());
-  return candidates_table(v, "Plans", v.res.best, static_cast<std::size_t>(v.top) + 1);
+Table plan_csv_table(const PlanReport& v, MoneyStyle style) {
+  if (v.res.best.empty()) return candidates_table(v, "Closest plans", v.res.pareto, v.res.pareto.size(), style);
+  return candidates_table(v, "Plans", v.res.best, static_cast<std::size_t>(v.top) + 1, style);
 }
 
-std::vector<std::string> plan_notes(const PlanReport& v) {
+std::vector<std::string> plan_notes(const PlanReport& v, MoneyStyle style) {
   std::vector<std::string> notes;
   if (v.res.best.empty()) {
-    notes = why_none(v);
+    notes = why_none(v, style);
     notes.push_back(searched_text(v));
     return notes;
   }

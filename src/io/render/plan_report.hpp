@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/plan.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -24,10 +25,11 @@ struct PlanReport {
   std::optional<PipelineFigures> pipeline;
 };
 
-nlohmann::json plan_json(const PlanReport& r);
-std::vector<Table> plan_tables(const PlanReport& r);
-std::vector<std::string> plan_notes(const PlanReport& r);
+// `style` spells the money in the reasons' words (JSON's too) and the tables' cells.
+nlohmann::json plan_json(const PlanReport& r, MoneyStyle style);
+std::vector<Table> plan_tables(const PlanReport& r, MoneyStyle style);
+std::vector<std::string> plan_notes(const PlanReport& r, MoneyStyle style);
 // For CSV: the best plan and the runners-up (or, with none, the closest plans), raw numbers.
-Table plan_csv_table(const PlanReport& r);
+Table plan_csv_table(const PlanReport& r, MoneyStyle style);
 
 }  // namespace gpuplan::io

@@ -18,7 +18,7 @@ json purchase_json(const PurchaseReport& r) {
           {"sources", r.sources}, {"warnings", r.warnings}};
 }
 
-Table purchase_table(const PurchaseReport& r, const std::string& currency) {
+Table purchase_table(const PurchaseReport& r, const std::string& currency, MoneyStyle style) {
   Table t;
   t.title = "Hardware purchase, buyer in " + r.country + " (" + currency + " per unit; counted = what the totals use)";
   // The credit column only when input-tax credit is claimed, so the table fits 100 columns.
@@ -35,7 +35,7 @@ Table purchase_table(const PurchaseReport& r, const std::string& currency) {
   t.align[0] = t.align[1] = t.align[2] = Align::left;
   for (const auto& l : r.lines) {
     const double duty = l.cost.basic_duty + l.cost.sws;
-    auto m = [&](double v) { return money_amount(v, currency, 0); };
+    auto m = [&](double v) { return money_amount(v, currency, 0, style); };
     std::vector<std::string> row = {l.what, l.price_basis, l.terms, m(l.cost.pre_tax), m(duty), m(l.cost.gst)};
     std::vector<std::string> csv = {l.what, l.price_basis, l.terms, num(l.cost.pre_tax, 2), num(duty, 2), num(l.cost.gst, 2)};
     if (credit) row.push_back(m(l.cost.gst_recovered)), csv.push_back(num(l.cost.gst_recovered, 2));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/tco_purchase.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -31,6 +32,6 @@ struct PurchaseReport {
 };
 
 nlohmann::json purchase_json(const PurchaseReport& r);
-Table purchase_table(const PurchaseReport& r, const std::string& currency);
+Table purchase_table(const PurchaseReport& r, const std::string& currency, MoneyStyle style);
 
 }  // namespace gpuplan::io

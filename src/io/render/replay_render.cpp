@@ -79,7 +79,7 @@ json replay_json(const FleetSweep& s, const ReplayContext& c) {
           {"options", options}};
 }
 
-std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c) {
+std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c, MoneyStyle style) {
   Table t;
   t.title = "Fleet replay of " + std::to_string(c.jobs) + " jobs on " + c.gpu + " (target: p95 queue <= " +
             num(c.max_p95_queue_hours, 2) + " h; money per month)";
@@ -99,8 +99,9 @@ std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c) {
     if (static_cast<int>(i) == s.cheapest && !burst_spot.is_null()) mark += (burst.is_null() ? ", bursts on " : " and ") + burst_spot.get<std::string>() + " spot";
     if (q.unserved) mark += " (" + std::to_string(q.unserved) + " job(s) never fit)";
     t.rows.push_back({std::to_string(o.policy.owned_gpus), burst_text(o.policy.burst_after), hours(q.p50_hours), hours(q.p95_hours),
-                      std::to_string(q.burst), num(100 * o.replay.utilisation, 1) + "%", money_text(m.owned.total, c.currency, 0),
-                      money_text(m.spot, c.currency, 0), money_text(m.on_demand, c.currency, 0), money_text(m.total, c.currency, 0), mark});
+                      std::to_string(q.burst), num(100 * o.replay.utilisation, 1) + "%", money_text(m.owned.total, c.currency, 0, style),
+                      money_text(m.spot, c.currency, 0, style), money_text(m.on_demand, c.currency, 0, style),
+                      money_text(m.total, c.currency, 0, style), mark});
     t.csv_rows.push_back({std::to_string(o.policy.owned_gpus), o.policy.burst_after ? num(*o.policy.burst_after, 0) : "",
                           std::isinf(q.p50_hours) ? "" : num(q.p50_hours, 4), std::isinf(q.p95_hours) ? "" : num(q.p95_hours, 4),
                           std::to_string(q.burst), num(o.replay.utilisation, 4), num(m.owned.total, 2), num(m.spot, 2),

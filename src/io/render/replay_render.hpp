@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/fleet_replay.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -25,6 +26,6 @@ std::string burst_text(const std::optional<double>& seconds);
 
 nlohmann::json replay_json(const FleetSweep& s, const ReplayContext& c);
 // The sweep, then the chosen fleet's queue per team (when one meets the target).
-std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c);
+std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c, MoneyStyle style);
 
 }  // namespace gpuplan::io

@@ -27,8 +27,8 @@ std::string rate_text(double rps) {
   return fixed(rps * 86400, 1) + " req/day";
 }
 
-std::string serving_money(double v, const std::string& currency) {
-  return money_amount(v, currency, v >= 100 ? 0 : v >= 1 ? 2 : v >= 0.01 ? 4 : 6);
+std::string serving_money(double v, const std::string& currency, MoneyStyle style) {
+  return money_amount(v, currency, v >= 100 ? 0 : v >= 1 ? 2 : v >= 0.01 ? 4 : 6, style);
 }
 
 json serving_option_json(const ServingOption& r, const ServeRowContext& c) {
@@ -86,7 +86,7 @@ json roofline_json(const ServingSearch& s) {
 
 // Fits 100 columns: per-request cost, max batch, TP and the GPU are left out before the offer id
 // is cut unreadably short (JSON, CSV and --wide keep them). TTFT and TPOT are p95 (see the notes).
-Table serving_options_table(const std::vector<ServingOption>& rows, const std::string& title, const std::string& currency) {
+Table serving_options_table(const std::vector<ServingOption>& rows, const std::string& title, const std::string& currency, MoneyStyle style) {
   Table t;
   t.title = title + " (" + currency + ")";
   t.columns = {"offer", "gpu", "tp", "repl", "max batch", "util", "tok/s/GPU", "TTFT", "TPOT", "ok", "/month", "/1M out", "/request"};
@@ -97,8 +97,8 @@ Table serving_options_table(const std::vector<ServingOption>& rows, const std::s
     t.rows.push_back({r.where.offer->key(), r.where.offer->gpu, std::to_string(r.tp), std::to_string(r.fleet.replicas),
                       std::to_string(r.plan.operating_batch), fixed(100 * r.fleet.utilization, 0) + "%",
                       fixed(r.plan.tokens_per_second / r.tp, 0), ms(r.fleet.ttft_seconds), ms(r.fleet.at_peak.tpot_seconds),
-                      r.fleet.meets_latency ? "yes" : "no", serving_money(r.cost.per_month, currency),
-                      serving_money(r.cost.per_million_output_tokens, currency), serving_money(r.cost.per_request, currency)});
+                      r.fleet.meets_latency ? "yes" : "no", serving_money(r.cost.per_month, currency, style),
+                      serving_money(r.cost.per_million_output_tokens, currency, style), serving_money(r.cost.per_request, currency, style)});
     t.csv_rows.push_back({r.where.provider->id, r.where.offer->id, r.where.offer->gpu, std::to_string(r.tp),
                           std::to_string(r.fleet.replicas), std::to_string(r.plan.operating_batch), raw(r.fleet.utilization),
                           raw(r.plan.tokens_per_second / r.tp), raw(r.fleet.ttft_seconds), raw(r.fleet.at_peak.tpot_seconds),
@@ -239,24 +239,24 @@ json serve_json(const ServeReport& r) {
           {"warnings", r.price_warnings}};
 }
 
-std::vector<Table> serve_tables(const ServeReport& r) {
+std::vector<Table> serve_tables(const ServeReport& r, MoneyStyle style) {
   std::vector<Table> tables;
   for (const ServeRoute& route : r.routes) {
-    tables.push_back(serving_options_table(shown_options(r, route), route_title(r, route), r.run.currency));
+    tables.push_back(serving_options_table(shown_options(r, route), route_title(r, route), r.run.currency, style));
     if (!route.search.roofline.empty() && !r.routed) tables.push_back(roofline_table(route.search));
     if (r.explain && !route.search.excluded.empty()) tables.push_back(serving_excluded_table(route.search));
   }
   return tables;
 }
 
-std::vector<std::string> serve_notes(const ServeReport& r) {
+std::vector<std::string> serve_notes(const ServeReport& r, MoneyStyle style) {
   std::vector<std::string> notes;
   for (const ServeRoute& route : r.routes) add_route_notes(notes, r, route);
   if (const auto total = routed_total(r); total && r.routed) {
     const std::string& cur = r.run.currency;
-    notes.push_back("routed total: " + serving_money(total->per_month, cur) + " " + cur + " a month, " +
-                    serving_money(total->per_million_output_tokens, cur) + " per 1M output tokens, " +
-                    serving_money(total->per_request, cur) + " per request (each route's cheapest offer)");
+    notes.push_back("routed total: " + serving_money(total->per_month, cur, style) + " " + cur + " a month, " +
+                    serving_money(total->per_million_output_tokens, cur, style) + " per 1M output tokens, " +
+                    serving_money(total->per_request, cur, style) + " per request (each route's cheapest offer)");
   }
   if (r.quant != "native")
     notes.push_back(r.quant + " weights: quality must be checked on your own evaluation set; gpuplan models speed and memory, not accuracy");

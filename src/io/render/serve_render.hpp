@@ -10,6 +10,7 @@
 
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/serving.hpp"
+#include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -42,8 +43,8 @@ struct ServeReport {
 };
 nlohmann::json serve_json(const ServeReport& r);
 // Per route: its options, then (unrouted) the roofline, then (--explain) the exclusions.
-std::vector<Table> serve_tables(const ServeReport& r);
-std::vector<std::string> serve_notes(const ServeReport& r);
+std::vector<Table> serve_tables(const ServeReport& r, MoneyStyle style);
+std::vector<std::string> serve_notes(const ServeReport& r, MoneyStyle style);
 
 struct ServeRowContext {
   std::string route;
@@ -54,13 +55,13 @@ struct ServeRowContext {
 nlohmann::json serving_option_json(const ServingOption& o, const ServeRowContext& c);
 nlohmann::json roofline_json(const ServingSearch& s);
 
-Table serving_options_table(const std::vector<ServingOption>& rows, const std::string& title, const std::string& currency);
+Table serving_options_table(const std::vector<ServingOption>& rows, const std::string& title, const std::string& currency, MoneyStyle style);
 Table roofline_table(const ServingSearch& s);  // the best option's; empty when none
 Table serving_excluded_table(const ServingSearch& s);
 
 // "5.00 req/s", "12.0 req/hour", "3.0 req/day".
 std::string rate_text(double requests_per_second);
 // Money with as many decimals as a per-request figure needs.
-std::string serving_money(double v, const std::string& currency);  // grouped as io/render/format.hpp says for the currency
+std::string serving_money(double v, const std::string& currency, MoneyStyle style);  // grouped as `style` says for the currency
 
 }  // namespace gpuplan::io

@@ -33,14 +33,15 @@ struct Words {
   const TcoInputs& in;
   const TcoAnalysis& a;
   const TcoContext& c;
+  MoneyStyle style;
   int n = in.fleet_gpus, months = in.horizon_months;
   std::string rent_label = offer_label(in.rent, a.rent);
   std::string choice_burst = offer_label(in.rent, a.choice);
   std::string own = count(n) + " x " + c.gpu;
   std::string demand = num(c.hours_per_month, 0) + " GPU-h/month (" + pct(c.hours_per_month / (n * kMonth)) + " of " + count(n) +
                        " GPU" + plural(n) + ")";
-  std::string m(double v) const { return money_text(v, c.currency); }
-  std::string amount(double v, int decimals = 2) const { return money_amount(v, c.currency, decimals); }  // a column names the currency
+  std::string m(double v) const { return money_text(v, c.currency, 2, style); }
+  std::string amount(double v, int decimals = 2) const { return money_amount(v, c.currency, decimals, style); }  // a column names the currency
 };
 
 // With a job log: the fleets were replayed job by job, so no "if the work can be spread".
@@ -227,15 +228,15 @@ json cumulative_json(const TcoInputs& in, const TcoAnalysis& a) {
 }
 
 // The value a sensitivity multiplier stands for, in words: "212.3 GPU-h/month".
-std::string factor_value(Factor f, double multiplier, const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c) {
+std::string factor_value(Factor f, double multiplier, const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, MoneyStyle style) {
   switch (f) {
     case Factor::demand: return num(c.hours_per_month * multiplier, 1) + " GPU-h/month";
-    case Factor::power_price: return money_text(in.owned.power_price_per_kwh * multiplier, c.currency, 3) + "/kWh";
+    case Factor::power_price: return money_text(in.owned.power_price_per_kwh * multiplier, c.currency, 3, style) + "/kWh";
     case Factor::resale:
       return pct(std::pow(in.owned.resale_kept_per_year, in.horizon_months / 12.0) * multiplier, 1) + " of the price back";
     case Factor::cloud_price: {
       const RentOffer& o = main_offer(in.rent, a.rent);
-      return money_text(o.offer->price(in.rent.pricing).value_or(0) * o.currency_rate * multiplier, c.currency, 3) + "/GPU-h";
+      return money_text(o.offer->price(in.rent.pricing).value_or(0) * o.currency_rate * multiplier, c.currency, 3, style) + "/GPU-h";
     }
   }
   return "";
@@ -344,9 +345,9 @@ Table sensitivity_table(const Words& w) {
     std::string flips;
     for (const auto& [m, v, word] : {std::tuple{x.flip_down, row.flip_down_verdict, "below"}, std::tuple{x.flip_up, row.flip_up_verdict, "above"}}) {
       if (!m || !v) continue;
-      flips += (flips.empty() ? "" : "; ") + std::string(to_string(*v)) + " " + word + " " + factor_value(x.factor, *m, w.in, w.a, w.c);
+      flips += (flips.empty() ? "" : "; ") + std::string(to_string(*v)) + " " + word + " " + factor_value(x.factor, *m, w.in, w.a, w.c, w.style);
     }
-    t.rows.push_back({factor_label(x.factor), factor_value(x.factor, 1.0, w.in, w.a, w.c),
+    t.rows.push_back({factor_label(x.factor), factor_value(x.factor, 1.0, w.in, w.a, w.c, w.style),
                       sensitivity_cell(w, x.low, x.low_buy_minus_rent, x.low_compared_owned),
                       sensitivity_cell(w, x.high, x.high_buy_minus_rent, x.high_compared_owned), flips.empty() ? "not in range" : flips});
   }
@@ -382,8 +383,8 @@ Table chart_table(const Words& w) {
 
 }  // namespace
 
-std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c) {
-  const Words w{in, a, c};
+std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, MoneyStyle style) {
+  const Words w{in, a, c, style};
   std::vector<std::string> out = {verdict_reason(w), break_even_reason(w), payback_reason(w), uncertainty_reason(w)};
   alternative_reasons(w, out);
   return out;
@@ -426,8 +427,9 @@ json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, co
   return j;
 }
 
-std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons) {
-  const Words w{in, a, c};
+std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons,
+                              MoneyStyle style) {
+  const Words w{in, a, c, style};
   std::vector<Table> out = {verdict_table(w, reasons), monthly_table(w)};
   if (!a.curve.empty()) out.push_back(curve_table(w));
   if (!a.commitments.empty()) out.push_back(reserved_table(w));

@@ -27,11 +27,13 @@ struct TcoContext {
 };
 
 
-std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c);
+// `style` spells the money in the reasons' words (JSON carries them too) and the tables' cells.
+std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, MoneyStyle style);
 nlohmann::json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons);
 // The verdict with its reasons, monthly options, hybrid curve, reserved terms, sensitivity and
 // the cumulative chart; tables with no rows are left out.
-std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons);
+std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons,
+                              MoneyStyle style);
 // The cumulative series month by month, for CSV.
 Table tco_series_table(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c);
 

@@ -3,12 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "io/render/advise_render.hpp"
-#include "io/render/grouping_scope.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 TcoAnalysis buy_two() {
   TcoAnalysis a;
@@ -75,9 +77,8 @@ TEST_CASE("advise's split table: whole GPU-hours for people, two decimals in CSV
 }
 
 TEST_CASE("advise's tables: pattern, split, numbers, answers and what would change it", "[render][advise]") {
-  const gpuplan::testing::GroupingScope automatic;
   const TcoAnalysis t = buy_two();
-  const auto tables = advise_tables(baseline_and_bursts(), context(&t, nullptr));
+  const auto tables = advise_tables(baseline_and_bursts(), context(&t, nullptr), automatic);
   REQUIRE(tables.size() == 5);
   CHECK(tables[0].title == "Pattern: owned baseline + cloud burst");
   CHECK(tables[0].rows == std::vector<std::vector<std::string>>{{"a steady baseline of 1168 GPU-h/month"}});
@@ -93,9 +94,9 @@ TEST_CASE("advise's tables: pattern, split, numbers, answers and what would chan
   CHECK(tables[3].title == "Answers");
   CHECK(tables[3].rows == std::vector<std::vector<std::string>>{{"1. How busy are the GPUs?", "80%", "flag --utilization"}});
   CHECK(tables[4].title == "What would change the answer");
-  const auto with_serving = advise_tables(baseline_and_bursts(), context(&t, &t));
+  const auto with_serving = advise_tables(baseline_and_bursts(), context(&t, &t), automatic);
   CHECK(with_serving[2].rows.back() == std::vector<std::string>{"serving: rent / own", "2,920 USD / 2,000 USD"});
   Advice settled = baseline_and_bursts();
   settled.would_change.clear();
-  CHECK(advise_tables(settled, context(&t, nullptr)).size() == 4);
+  CHECK(advise_tables(settled, context(&t, nullptr), automatic).size() == 4);
 }

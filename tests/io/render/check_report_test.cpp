@@ -3,12 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "io/render/check_report.hpp"
-#include "io/render/grouping_scope.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 PipelineFigures storage_bound() {
   PipelineFigures f;
@@ -172,7 +174,6 @@ CheckedSpec costing(double cost, double wall_seconds, double per_gpu_bytes) {
 }  // namespace
 
 TEST_CASE("diff: changed, added, removed and same rows, with totals", "[render][diff]") {
-  const gpuplan::testing::GroupingScope automatic;
   const CheckedSpec a_before = costing(100, 7200, 10737418240.0), a_after = costing(150.25, 10800, 21474836480.0);
   const CheckedSpec added = costing(50, 3600, 1073741824.0), removed = costing(30, 1800, 0), same = costing(10, 900, 0);
   DiffReport d;
@@ -195,7 +196,7 @@ TEST_CASE("diff: changed, added, removed and same rows, with totals", "[render][
   CHECK(j["total_after"] == 210.25);
   CHECK(j["total_delta"] == 70.25);
 
-  const Table t = diff_table(d);
+  const Table t = diff_table(d, automatic);
   CHECK(t.title == "Cost diff (USD)");
   REQUIRE(t.rows.size() == 5);
   CHECK(t.rows[0] == std::vector<std::string>{"a", "changed", "100.00", "150.25", "+50.25", "2.0", "3.0", "20.0"});
@@ -209,10 +210,9 @@ TEST_CASE("diff: changed, added, removed and same rows, with totals", "[render][
 }
 
 TEST_CASE("an empty diff is a zero total", "[render][diff]") {
-  const gpuplan::testing::GroupingScope automatic;
   DiffReport d;
   d.currency = "EUR";
   CHECK(diff_json(d)["experiments"] == nlohmann::json::array());
   CHECK(diff_json(d)["total_delta"] == 0);
-  CHECK(diff_table(d).rows == std::vector<std::vector<std::string>>{{"total", "", "0.00", "0.00", "+0.00", "", "", ""}});
+  CHECK(diff_table(d, automatic).rows == std::vector<std::vector<std::string>>{{"total", "", "0.00", "0.00", "+0.00", "", "", ""}});
 }

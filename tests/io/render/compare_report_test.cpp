@@ -3,12 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "io/render/compare_report.hpp"
-#include "io/render/grouping_scope.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 struct Fixture {
   Provider lambda, runpod;
@@ -63,9 +65,8 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("sheets side by side: each sheet's best, how far from the best of all", "[render][compare]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Fixture f;
-  const auto tables = compare_tables(f.r);
+  const auto tables = compare_tables(f.r, automatic);
   REQUIRE(tables.size() == 2);  // offers, sheets (no --explain)
   CHECK(tables[0].title == "Offers by cost: Llama 3 8B, full, on-demand");
   CHECK(tables[0].rows.size() == 2);
@@ -109,7 +110,6 @@ TEST_CASE("compare notes: counts, the exchange rates, assumptions", "[render][co
 }
 
 TEST_CASE("compare's answer is no when nothing runs or nothing meets the limits", "[render][compare]") {
-  const gpuplan::testing::GroupingScope automatic;
   Fixture f;
   f.r.run.budget = 10;
   for (auto& p : f.r.shown) p.meets_budget = false;
@@ -133,7 +133,7 @@ TEST_CASE("compare's answer is no when nothing runs or nothing meets the limits"
         std::vector<std::string>{"no offer can run this job",
                                  "no run size given (--tokens, --steps or --dataset-tokens): costs are per step and per million tokens",
                                  "0 offers priced, 1 excluded; * = on the cost/time Pareto front"});
-  const auto tables = compare_tables(none.r);
+  const auto tables = compare_tables(none.r, automatic);
   REQUIRE(tables.size() == 3);  // offers (empty), sheets, excluded with --explain
   CHECK(tables[0].rows.empty());
   CHECK(tables[1].rows[0].back() == "nothing fits");

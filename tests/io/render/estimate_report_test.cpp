@@ -4,12 +4,14 @@
 
 #include "gpuplan/units.hpp"
 #include "io/render/estimate_report.hpp"
-#include "io/render/grouping_scope.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 struct Gpus {
   Gpu h100, l4;
@@ -65,7 +67,7 @@ std::string blocks(int n) {
 
 TEST_CASE("estimate's memory table: GiB to two places, shares, bars, raw bytes in CSV", "[render][estimate]") {
   const Gpus g;
-  const auto tables = estimate_tables(report(g));
+  const auto tables = estimate_tables(report(g), automatic);
   REQUIRE(tables.size() == 3);  // memory, fits, advice; no offers
   const Table& m = tables[0];
   CHECK(m.title == "Memory per GPU: Llama 3 8B, full, bf16, micro-batch 4 x 2048 tokens, activations as HF eager saves them");
@@ -83,7 +85,7 @@ TEST_CASE("estimate's memory table: GiB to two places, shares, bars, raw bytes i
 
 TEST_CASE("estimate's fits and advice tables", "[render][estimate]") {
   const Gpus g;
-  const auto tables = estimate_tables(report(g));
+  const auto tables = estimate_tables(report(g), automatic);
   const Table& f = tables[1];
   CHECK(f.columns == std::vector<std::string>{"gpu", "usable_gib", "fits", "headroom_gib", "max_micro_batch"});
   CHECK(f.rows == std::vector<std::vector<std::string>>{{"h100", "74.51", "yes", "34.5", "12"}, {"l4", "22.35", "no", "-17.6", "0"}});
@@ -128,7 +130,7 @@ TEST_CASE("estimate JSON: whole bytes, every component, null where nothing appli
   none.advice.clear();
   CHECK(estimate_json(none)["time"].is_null());
   CHECK(estimate_json(none)["advice"] == nlohmann::json::array());
-  CHECK(estimate_tables(none).size() == 2);
+  CHECK(estimate_tables(none, automatic).size() == 2);
 }
 
 TEST_CASE("step time JSON names every part of the step", "[render][estimate]") {
@@ -162,7 +164,6 @@ TEST_CASE("estimate's notes: time without a price, the engine's notes, then memo
 }
 
 TEST_CASE("estimate with a priced offer: the offers table, its JSON cost row and the cost notes", "[render][estimate]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Gpus g;
   Provider lambda;
   lambda.id = "lambda";
@@ -185,7 +186,7 @@ TEST_CASE("estimate with a priced offer: the offers table, its JSON cost row and
   r.offers_title = "Offers by cost";
   r.run.today = "2026-12-01";
   r.run.budget = 0.1;
-  const auto tables = estimate_tables(r);
+  const auto tables = estimate_tables(r, automatic);
   REQUIRE(tables.size() == 4);
   CHECK(tables[3].title == "Offers by cost");
   CHECK(tables[3].rows[0][7] == "0.2306 *");

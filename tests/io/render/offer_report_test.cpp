@@ -3,7 +3,6 @@
 // keys and nulls, and the notes chosen from what the rows say.
 #include <catch2/catch.hpp>
 
-#include "io/render/grouping_scope.hpp"
 #include "io/render/exclusion_text.hpp"
 #include "io/render/offer_report.hpp"
 
@@ -11,6 +10,9 @@ using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 struct Sheets {
   Provider lambda, runpod;
@@ -118,9 +120,8 @@ Workload asked_eight() {
 }  // namespace
 
 TEST_CASE("the offers table: run-as, rounding for people, over-budget, late and Pareto marks", "[render][offers]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Sheets s;
-  const Table t = offers_table({resharded_eight(s), cached_one(s)}, run_with_work(), asked_eight(), "Offers by cost");
+  const Table t = offers_table({resharded_eight(s), cached_one(s)}, run_with_work(), asked_eight(), "Offers by cost", automatic);
   CHECK(t.title == "Offers by cost");
   CHECK(t.columns == std::vector<std::string>{"provider", "offer", "gpu", "gpus", "tok/s", "mfu", "per_hour", "per_1M_tok", "wall", "total USD"});
   REQUIRE(t.rows.size() == 2);
@@ -138,14 +139,13 @@ TEST_CASE("the offers table: run-as, rounding for people, over-budget, late and 
 }
 
 TEST_CASE("without a run size the table is per hour and per million tokens", "[render][offers]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Sheets s;
   RunSettings run = run_with_work();
   run.spec.tokens.reset();
   PricedOffer p = cached_one(s);
   p.total.reset();
   p.eval.cost.reset();
-  const Table t = offers_table({p}, run, asked_eight(), "Offers");
+  const Table t = offers_table({p}, run, asked_eight(), "Offers", automatic);
   CHECK(t.columns == std::vector<std::string>{"provider", "offer", "gpu", "gpus", "tok/s", "mfu", "per_hour", "per_1M_tok USD"});
   CHECK(t.rows[0].back() == "0.4614");
   CHECK(t.csv_columns.back() == "pareto");
@@ -153,10 +153,9 @@ TEST_CASE("without a run size the table is per hour and per million tokens", "[r
 }
 
 TEST_CASE("a sheet older than --stale-after is marked with a !", "[render][offers]") {
-  const gpuplan::testing::GroupingScope automatic;
   Sheets s;
   s.lambda.prices_as_of = "2026-06-01";
-  const Table t = offers_table({resharded_eight(s)}, run_with_work(), asked_eight(), "Offers");
+  const Table t = offers_table({resharded_eight(s)}, run_with_work(), asked_eight(), "Offers", automatic);
   CHECK(t.rows[0][0] == "lambda!");
   CHECK(t.csv_rows[0][0] == "lambda");
 }
@@ -213,7 +212,6 @@ TEST_CASE("offer JSON: raw figures, the bill's breakdown, where the prices came 
 }
 
 TEST_CASE("an inference row is run as replicas of a tensor-parallel split", "[render][offers]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Sheets s;
   PricedOffer p = resharded_eight(s);
   p.eval.workload.method = Method::inference;
@@ -224,7 +222,7 @@ TEST_CASE("an inference row is run as replicas of a tensor-parallel split", "[re
   CHECK(j["pipeline_parallel"] == 1);
   CHECK(j["replicas"] == 4);
   CHECK(j.contains("links"));  // a replica's all-reduces are timed over the job's links, as training's are
-  const Table t = offers_table({p}, run_with_work(), asked_eight(), "Offers");
+  const Table t = offers_table({p}, run_with_work(), asked_eight(), "Offers", automatic);
   CHECK(t.rows[0][3] == "8 tp2*");
   CHECK(t.rows[0][5] == "-");      // no MFU for inference
   CHECK(t.csv_rows[0][6].empty());

@@ -3,13 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/units.hpp"
-#include "io/render/grouping_scope.hpp"
 #include "io/render/plan_report.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 struct Fixture {
   Provider lambda;
@@ -78,9 +80,8 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("plan's reasons: each setting chosen, with what the best plan with another value costs", "[render][plan]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Fixture f;
-  const auto tables = plan_tables(f.report());
+  const auto tables = plan_tables(f.report(), automatic);
   REQUIRE(tables.size() == 4);  // reasons, outcome, runners-up, Pareto front
   const Table& r = tables[0];
   CHECK(r.title == "Plan: Llama 3 8B, 2.00B tokens, by cost");
@@ -96,9 +97,8 @@ TEST_CASE("plan's reasons: each setting chosen, with what the best plan with ano
 }
 
 TEST_CASE("plan's outcome: memory, step, wall time and cost against the limits, raw in CSV", "[render][plan]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Fixture f;
-  const Table o = plan_tables(f.report())[1];
+  const Table o = plan_tables(f.report(), automatic)[1];
   CHECK(o.rows == std::vector<std::vector<std::string>>{{"memory per GPU", "30.0 GiB of 74.5 usable"},
                                                         {"step", "1.23 s, MFU 38%"},
                                                         {"wall time", "1.5 h (deadline 10.0 h)"},
@@ -110,9 +110,8 @@ TEST_CASE("plan's outcome: memory, step, wall time and cost against the limits, 
 }
 
 TEST_CASE("plan's candidate tables: one row per plan, raw CSV", "[render][plan]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Fixture f;
-  const auto tables = plan_tables(f.report());
+  const auto tables = plan_tables(f.report(), automatic);
   const Table& runners = tables[2];
   CHECK(runners.title == "Runners-up");
   CHECK(runners.rows == std::vector<std::vector<std::string>>{
@@ -122,14 +121,14 @@ TEST_CASE("plan's candidate tables: one row per plan, raw CSV", "[render][plan]"
                                                         "75161927680", "9000", "234.6"});
   CHECK(tables[3].title == "Cost/time Pareto front");
   CHECK(tables[3].rows[0][0] == "lora");
-  const Table csv = plan_csv_table(f.report());
+  const Table csv = plan_csv_table(f.report(), automatic);
   CHECK(csv.title == "Plans");
   CHECK(csv.csv_rows.size() == 2);  // the plan and its runner-up
 }
 
 TEST_CASE("plan JSON: the plan's settings and raw figures, runners-up with spot terms", "[render][plan]") {
   const Fixture f;
-  const nlohmann::json j = plan_json(f.report());
+  const nlohmann::json j = plan_json(f.report(), automatic);
   CHECK(j["model"]["id"] == "llama-3-8b");
   CHECK(j["objective"] == "cost");
   CHECK(j["searched"] == nlohmann::json::parse(R"({"configurations": 96, "scored": 40, "offers": 1})"));
@@ -163,14 +162,13 @@ TEST_CASE("plan JSON: the plan's settings and raw figures, runners-up with spot 
 
 TEST_CASE("plan notes: next steps, then what was searched", "[render][plan]") {
   const Fixture f;
-  const auto notes = plan_notes(f.report());
+  const auto notes = plan_notes(f.report(), automatic);
   REQUIRE(notes.size() == 6);
   CHECK(notes[1] == "next: start from lora; move to full fine-tuning only if your evaluation needs it");
   CHECK(notes[5] == "searched 96 configurations (40 fit and priced) over 1 offers");
 }
 
 TEST_CASE("no feasible plan: which limit binds, and the closest plans", "[render][plan]") {
-  const gpuplan::testing::GroupingScope automatic;
   Fixture f;
   f.in.budget = 200;
   f.in.deadline_seconds = 3600;
@@ -179,27 +177,27 @@ TEST_CASE("no feasible plan: which limit binds, and the closest plans", "[render
   f.res.pareto = {f.full};
   const std::vector<std::string> why = {"the cheapest plan that fits costs 235 USD, budget 200 USD",
                                         "the fastest plan misses the deadline by 1.5 h"};
-  const nlohmann::json j = plan_json(f.report());
+  const nlohmann::json j = plan_json(f.report(), automatic);
   CHECK(j["plan"].is_null());
   CHECK(j["why_none"] == nlohmann::json(why));
   CHECK(j["runners_up"] == nlohmann::json::array());
   CHECK_FALSE(j.contains("reasons"));
-  const auto tables = plan_tables(f.report());
+  const auto tables = plan_tables(f.report(), automatic);
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].title == "Closest plans (cost/time front)");
   CHECK(tables[0].rows[0][0] == "full");
   auto notes = why;
   notes.push_back("searched 96 configurations over 1 offers");
-  CHECK(plan_notes(f.report()) == notes);
-  CHECK(plan_csv_table(f.report()).title == "Closest plans");
+  CHECK(plan_notes(f.report(), automatic) == notes);
+  CHECK(plan_csv_table(f.report(), automatic).title == "Closest plans");
 }
 
 TEST_CASE("nothing fits: said in words, no tables", "[render][plan]") {
   Fixture f;
   f.res = PlanResult{};
   f.res.considered = 12;
-  CHECK(plan_tables(f.report()).empty());
-  CHECK(plan_json(f.report())["why_none"] ==
+  CHECK(plan_tables(f.report(), automatic).empty());
+  CHECK(plan_json(f.report(), automatic)["why_none"] ==
         nlohmann::json::array({"nothing fits: no configuration of Llama 3 8B fits any loaded offer's GPU memory"}));
-  CHECK(plan_notes(f.report()).back() == "searched 12 configurations over 1 offers");
+  CHECK(plan_notes(f.report(), automatic).back() == "searched 12 configurations over 1 offers");
 }

@@ -4,12 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include "io/render/purchase_report.hpp"
-#include "io/render/grouping_scope.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 PurchaseReport import_to_india(bool credit) {
   PurchaseReport r;
@@ -46,8 +48,7 @@ TEST_CASE("purchase JSON names each tax part and carries raw amounts", "[render]
 }
 
 TEST_CASE("the purchase table groups rupees in lakhs and adds duty and surcharge", "[render][purchase]") {
-  const gpuplan::testing::GroupingScope automatic;  // INR: lakhs
-  const Table t = purchase_table(import_to_india(false), "INR");
+  const Table t = purchase_table(import_to_india(false), "INR", automatic);  // INR: lakhs
   CHECK(t.title == "Hardware purchase, buyer in IN (INR per unit; counted = what the totals use)");
   CHECK(t.columns == std::vector<std::string>{"item", "price from", "terms", "pre-tax", "duty", "GST", "counted"});
   CHECK(t.csv_columns == std::vector<std::string>{"item", "price_basis", "terms", "pre_tax", "duty", "gst", "total"});
@@ -58,8 +59,22 @@ TEST_CASE("the purchase table groups rupees in lakhs and adds duty and surcharge
                                                   "1309800.40"});
 }
 
+TEST_CASE("two renders of one purchase in one process, each grouped as its style says", "[render][purchase]") {
+  // The grouping is an argument, not a setting of the process: a render with one style leaves
+  // nothing behind that the next render, with another, would pick up.
+  const PurchaseReport r = import_to_india(false);
+  const Table intl = purchase_table(r, "INR", MoneyStyle{DigitGrouping::intl});
+  const Table indian = purchase_table(r, "INR", MoneyStyle{DigitGrouping::indian});
+  const Table none = purchase_table(r, "INR", MoneyStyle{DigitGrouping::none});
+  CHECK(intl.rows[0][6] == "2,950,000");
+  CHECK(indian.rows[0][6] == "29,50,000");
+  CHECK(none.rows[0][6] == "2950000");
+  CHECK(purchase_table(r, "INR", MoneyStyle{DigitGrouping::intl}).rows == intl.rows);
+  CHECK(intl.csv_rows == indian.csv_rows);  // CSV carries raw numbers, never grouped
+}
+
 TEST_CASE("the credited column appears only with input-tax credit", "[render][purchase]") {
-  const Table t = purchase_table(import_to_india(true), "INR");
+  const Table t = purchase_table(import_to_india(true), "INR", automatic);
   CHECK(t.columns == std::vector<std::string>{"item", "price from", "terms", "pre-tax", "duty", "GST", "credited", "counted"});
   CHECK(t.csv_columns[6] == "gst_recovered");
   CHECK(t.csv_rows[0][6] == "450000.00");
@@ -69,6 +84,6 @@ TEST_CASE("the credited column appears only with input-tax credit", "[render][pu
 TEST_CASE("an empty purchase has its header and no lines", "[render][purchase]") {
   PurchaseReport r;
   r.country = "US";
-  CHECK(purchase_table(r, "USD").rows.empty());
+  CHECK(purchase_table(r, "USD", automatic).rows.empty());
   CHECK(purchase_json(r)["lines"] == nlohmann::json::array());
 }

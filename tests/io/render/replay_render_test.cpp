@@ -5,13 +5,15 @@
 
 #include <limits>
 
-#include "io/render/grouping_scope.hpp"
 #include "io/render/replay_render.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -84,8 +86,7 @@ TEST_CASE("burst waits in words", "[render][replay]") {
 }
 
 TEST_CASE("the replay table marks the cheapest fleet, where it bursts and what misses the target", "[render][replay]") {
-  const gpuplan::testing::GroupingScope automatic;
-  const auto tables = replay_tables(three_fleets(), context());
+  const auto tables = replay_tables(three_fleets(), context(), automatic);
   REQUIRE(tables.size() == 2);
   const Table& t = tables[0];
   CHECK(t.title == "Fleet replay of 10 jobs on h100 (target: p95 queue <= 2.00 h; money per month)");
@@ -138,11 +139,10 @@ TEST_CASE("replay JSON: raw money per month, null for a queue that never ends", 
 }
 
 TEST_CASE("with no fleet meeting the target there is no cheapest and no team table", "[render][replay]") {
-  const gpuplan::testing::GroupingScope automatic;
   FleetSweep s = three_fleets();
   s.cheapest = -1;
   CHECK(replay_json(s, context())["cheapest"].is_null());
-  const auto tables = replay_tables(s, context());
+  const auto tables = replay_tables(s, context(), automatic);
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].rows[1].back().empty());  // meets the target, not marked cheapest
   CHECK(replay_json(FleetSweep{}, context())["options"] == nlohmann::json::array());

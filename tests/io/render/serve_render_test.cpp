@@ -3,13 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/units.hpp"
-#include "io/render/grouping_scope.hpp"
 #include "io/render/serve_render.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 struct Sheet {
   Provider provider;
@@ -92,9 +94,8 @@ TEST_CASE("a serving option's JSON: raw figures, per-GPU speeds and nulls for wh
 }
 
 TEST_CASE("the serving table rounds for people, its CSV keeps raw numbers", "[render][serve]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Sheet s;
-  const Table t = serving_options_table({option(s)}, "Serving options", "USD");
+  const Table t = serving_options_table({option(s)}, "Serving options", "USD", automatic);
   CHECK(t.title == "Serving options (USD)");
   REQUIRE(t.rows.size() == 1);
   CHECK(t.rows[0] == std::vector<std::string>{"runpod/h100-sxm", "h100", "2", "3", "64", "42%", "1280", "457 ms", "31 ms", "yes", "12,346",
@@ -102,19 +103,18 @@ TEST_CASE("the serving table rounds for people, its CSV keeps raw numbers", "[re
   CHECK(t.csv_columns[11] == "cost_per_month_USD");
   CHECK(t.csv_rows[0] == std::vector<std::string>{"runpod", "h100-sxm", "h100", "2", "3", "64", "0.42", "1280", "0.4567", "0.0312",
                                                   "true", "12345.678", "10.2881", "0.0041152"});
-  CHECK(serving_options_table({}, "None", "EUR").rows.empty());
+  CHECK(serving_options_table({}, "None", "EUR", automatic).rows.empty());
 }
 
 TEST_CASE("rates and per-request money are spelled to suit their size", "[render][serve]") {
-  const gpuplan::testing::GroupingScope automatic;
   CHECK(rate_text(5) == "5.00 req/s");
   CHECK(rate_text(12.5) == "12.5 req/s");
   CHECK(rate_text(0.05) == "180.0 req/hour");
   CHECK(rate_text(3.0 / 86400) == "3.0 req/day");
-  CHECK(serving_money(1234.4, "USD") == "1,234");
-  CHECK(serving_money(2.5, "USD") == "2.50");
-  CHECK(serving_money(0.05, "USD") == "0.0500");
-  CHECK(serving_money(0.001234, "USD") == "0.001234");
+  CHECK(serving_money(1234.4, "USD", automatic) == "1,234");
+  CHECK(serving_money(2.5, "USD", automatic) == "2.50");
+  CHECK(serving_money(0.05, "USD", automatic) == "0.0500");
+  CHECK(serving_money(0.001234, "USD", automatic) == "0.001234");
 }
 
 TEST_CASE("the roofline: memory or compute bound per batch, past the KV cache marked", "[render][serve]") {
@@ -210,38 +210,37 @@ TEST_CASE("serve's tables: options titled by model, quant, KV, rate and peak, th
   const Sheet s;
   ServeReport r = report(s);
   r.routes[0].search.roofline = {{1, 0.01, 100, false}};
-  std::vector<Table> t = serve_tables(r);
+  std::vector<Table> t = serve_tables(r, automatic);
   REQUIRE(t.size() == 2);  // no --explain: the exclusion is not listed
   CHECK(t[0].title == "Llama 3.1 8B, 16-bit, KV bf16, 2.00 req/s (peak x3.0) (USD)");
   CHECK(t[1].title == "Decode roofline on h100 (knee at batch 150)");
   r.explain = true;
   r.quant = "int4-awq";
   r.routes[0].model_name = "";
-  t = serve_tables(r);
+  t = serve_tables(r, automatic);
   REQUIRE(t.size() == 3);
   CHECK(t[0].title == "llama-3.1-8b, int4-awq, KV bf16, 2.00 req/s (peak x3.0) (USD)");
   CHECK(t[2].title == "Excluded offers");
   r.top = 0;
-  CHECK(serve_tables(r)[0].rows.empty());
+  CHECK(serve_tables(r, automatic)[0].rows.empty());
   // Routed: each route titled with its share, no roofline.
   r.routed = true;
   r.top = 10;
   r.routes[0].name = "small";
   r.routes[0].share = 0.7;
   r.traffic.peak_factor = 1;
-  t = serve_tables(r);
+  t = serve_tables(r, automatic);
   REQUIRE(t.size() == 2);
   CHECK(t[0].title == "Route small (70%): llama-3.1-8b, int4-awq, KV bf16, 1.40 req/s (USD)");
   CHECK(t[1].title == "Excluded offers");
 }
 
 TEST_CASE("serve's notes are chosen from the report's fields and the search's codes", "[render][serve]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Sheet s;
   ServeReport r = report(s);
   const std::string method = "tok/s/GPU at the max batch; TTFT and TPOT at the peak rate (p95: M/M/c queue, Poisson concurrency); "
                              "costs include idle capacity at the mean rate";
-  CHECK(serve_notes(r) == std::vector<std::string>{method});  // 42% utilised: no idle note
+  CHECK(serve_notes(r, automatic) == std::vector<std::string>{method});  // 42% utilised: no idle note
 
   r.routes[0].search.options[0].fleet.utilization = 0.123;
   r.routes[0].assumptions = {"vocabulary of 128256"};
@@ -250,7 +249,7 @@ TEST_CASE("serve's notes are chosen from the report's fields and the search's co
   r.traffic.peak_factor = 1;
   r.cpu_box = true;
   r.run.currency = "INR";
-  CHECK(serve_notes(r) ==
+  CHECK(serve_notes(r, automatic) ==
         std::vector<std::string>{
             "the cheapest fleet is 12% utilised: most paid hours are idle capacity (--autoscale or --scale-to-zero bills less at low traffic)",
             "assumed: vocabulary of 128256",
@@ -259,7 +258,7 @@ TEST_CASE("serve's notes are chosen from the report's fields and the search's co
             "the CPU box uses the GPU constants (bandwidth 75%, compute 65%): no measured CPU case backs them",
             "exchange rates as of 2026-11-01"});
   r.scaling.autoscale = true;
-  CHECK(serve_notes(r)[0] == "the cheapest fleet is 12% utilised: most paid hours are idle capacity");
+  CHECK(serve_notes(r, automatic)[0] == "the cheapest fleet is 12% utilised: most paid hours are idle capacity");
 }
 
 TEST_CASE("serve's notes say why a route has no answer: latency, beyond any fleet, or nothing hosts it", "[render][serve]") {
@@ -267,19 +266,18 @@ TEST_CASE("serve's notes say why a route has no answer: latency, beyond any flee
   ServeReport r = report(s);
   r.routes[0].search.options[0].fleet.meets_latency = false;
   r.routes[0].search.options[0].fleet.latency_why = "TPOT p95 80 ms over the 50 ms target";
-  CHECK(serve_notes(r)[0] == "no offer meets the latency target: TPOT p95 80 ms over the 50 ms target");
+  CHECK(serve_notes(r, automatic)[0] == "no offer meets the latency target: TPOT p95 80 ms over the 50 ms target");
   r.routes[0].search.options.clear();
-  CHECK(serve_notes(r)[0] == "no offer meets the latency target (nothing can host the model; --explain lists why)");
+  CHECK(serve_notes(r, automatic)[0] == "no offer meets the latency target (nothing can host the model; --explain lists why)");
   r.routes[0].search.excluded.push_back({{&s.provider, &s.offer, nullptr, 1}, "needs 120000 GPUs", ServingRefusal::beyond_fleet});
-  CHECK(serve_notes(r)[0] == "the traffic is beyond any sane fleet on every offer that hosts the model (runpod/h100-sxm: needs 120000 GPUs); "
+  CHECK(serve_notes(r, automatic)[0] == "the traffic is beyond any sane fleet on every offer that hosts the model (runpod/h100-sxm: needs 120000 GPUs); "
                              "split it, lower it, or shorten the requests");
   r.routed = true;
   r.routes[0].name = "large";
-  CHECK(serve_notes(r)[0].rfind("route large: the traffic is beyond", 0) == 0);
+  CHECK(serve_notes(r, automatic)[0].rfind("route large: the traffic is beyond", 0) == 0);
 }
 
 TEST_CASE("serve's routed total: each route's cheapest option summed, said only when routed", "[render][serve]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Sheet s;
   ServeReport r = report(s);
   r.routes[0].search.options[0].fleet.requests_per_month = 6e6;
@@ -289,10 +287,10 @@ TEST_CASE("serve's routed total: each route's cheapest option summed, said only 
   second.search.options[0].fleet.output_tokens_per_month = 0.8e9;
   second.search.options[0].fleet.requests_per_month = 4e6;
   r.routes.push_back(second);
-  CHECK(serve_notes(r).size() == 1);  // not routed: no total line
+  CHECK(serve_notes(r, automatic).size() == 1);  // not routed: no total line
   r.routed = true;
   // 13000 USD over 2e9 tokens (6.50 per 1M) and 1e7 requests (0.0013 each).
-  CHECK(serve_notes(r).at(0) == "routed total: 13,000 USD a month, 6.50 per 1M output tokens, 0.001300 per request (each route's cheapest offer)");
+  CHECK(serve_notes(r, automatic).at(0) == "routed total: 13,000 USD a month, 6.50 per 1M output tokens, 0.001300 per request (each route's cheapest offer)");
   const nlohmann::json c = serve_json(r)["combined"];
   CHECK(c["cost_per_month"].get<double>() == Approx(13000));
   CHECK(c["cost_per_million_output_tokens"].get<double>() == Approx(6.5));
@@ -307,6 +305,6 @@ TEST_CASE("serve's report with no routes: empty lists and a zero total", "[rende
   CHECK(j["excluded"] == nlohmann::json::array());
   CHECK(j["warnings"] == nlohmann::json::array());
   CHECK(j["combined"]["cost_per_month"] == 0.0);
-  CHECK(serve_tables(r).empty());
-  CHECK(serve_notes(r).size() == 1);  // the method note only
+  CHECK(serve_tables(r, automatic).empty());
+  CHECK(serve_notes(r, automatic).size() == 1);  // the method note only
 }

@@ -2,13 +2,15 @@
 // months, BUY; the reasons in words, the tables' rounding and JSON's raw figures and nulls.
 #include <catch2/catch.hpp>
 
-#include "io/render/grouping_scope.hpp"
 #include "io/render/tco_render.hpp"
 
 using namespace gpuplan;
 using namespace gpuplan::io;
 
 namespace {
+
+// Money as the CLI spells it without --grouping: Indian for INR, international otherwise.
+const MoneyStyle automatic{DigitGrouping::automatic};
 
 struct Fixture {
   Provider lambda;
@@ -71,9 +73,8 @@ std::string blocks(int n) {
 }  // namespace
 
 TEST_CASE("buy-vs-rent reasons: the verdict, break-even, payback and the uncertainty rule in words", "[render][tco]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Fixture f;
-  CHECK(tco_reasons(f.in, f.a, f.c) ==
+  CHECK(tco_reasons(f.in, f.a, f.c, automatic) ==
         std::vector<std::string>{
             "owning 2 x h100 costs 2,000.00 USD/month against 2,920.00 USD/month renting on lambda/gpu_1x_h100 on-demand, at 1168 "
             "GPU-h/month (80% of 2 GPUs): 2,760.00 USD saved over 3 months",
@@ -84,18 +85,17 @@ TEST_CASE("buy-vs-rent reasons: the verdict, break-even, payback and the uncerta
   rent.a.decision.verdict = Verdict::rent;
   rent.a.decision.owned_gpus = 0;
   rent.a.payback_months.reset();
-  const auto reasons = tco_reasons(rent.in, rent.a, rent.c);
+  const auto reasons = tco_reasons(rent.in, rent.a, rent.c, automatic);
   CHECK(reasons[0] == "renting on lambda/gpu_1x_h100 on-demand costs 2,920.00 USD/month against 2,000.00 USD/month owning 2 x h100, at 1168 "
                       "GPU-h/month (80% of 2 GPUs)");
   CHECK(reasons[2] == "owning 2 never pays back: it saves nothing per month against renting");
-  CHECK(tco_tables(rent.in, rent.a, rent.c, reasons)[0].title == "Verdict: RENT on lambda/gpu_1x_h100 on-demand (3-month horizon, USD)");
+  CHECK(tco_tables(rent.in, rent.a, rent.c, reasons, automatic)[0].title == "Verdict: RENT on lambda/gpu_1x_h100 on-demand (3-month horizon, USD)");
 }
 
 TEST_CASE("buy-vs-rent from a job log says the jobs were replayed whole", "[render][tco]") {
-  const gpuplan::testing::GroupingScope automatic;
   Fixture f;
   f.c.jobs = 120;
-  const auto reasons = tco_reasons(f.in, f.a, f.c);
+  const auto reasons = tco_reasons(f.in, f.a, f.c, automatic);
   CHECK(reasons[0] == "replaying the log's 120 jobs (each on all its GPUs at once; one that does not fit rents at once): owning 2 x h100 runs "
                       "every job for 2,000.00 USD/month against 2,920.00 USD renting on lambda/gpu_1x_h100 on-demand");
   CHECK(reasons[1].rfind("break-even, sensitivity and reserved terms assume GPU-hours can be spread over any GPUs", 0) == 0);
@@ -105,10 +105,9 @@ TEST_CASE("buy-vs-rent from a job log says the jobs were replayed whole", "[rend
 }
 
 TEST_CASE("buy-vs-rent tables: verdict, monthly options, the hybrid curve, the cumulative chart", "[render][tco]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Fixture f;
-  const auto reasons = tco_reasons(f.in, f.a, f.c);
-  const auto tables = tco_tables(f.in, f.a, f.c, reasons);
+  const auto reasons = tco_reasons(f.in, f.a, f.c, automatic);
+  const auto tables = tco_tables(f.in, f.a, f.c, reasons, automatic);
   REQUIRE(tables.size() == 4);  // verdict, monthly, curve, chart (no reserved terms, no sensitivity)
   CHECK(tables[0].title == "Verdict: BUY: own 2 x h100 (3-month horizon, USD)");
   CHECK(tables[0].rows.size() == reasons.size());
@@ -130,7 +129,6 @@ TEST_CASE("buy-vs-rent tables: verdict, monthly options, the hybrid curve, the c
 }
 
 TEST_CASE("the cumulative series for CSV: every month, two decimals, no grouping", "[render][tco]") {
-  const gpuplan::testing::GroupingScope automatic;
   const Fixture f;
   const Table t = tco_series_table(f.in, f.a, f.c);
   CHECK(t.columns == std::vector<std::string>{"month", "rent", "buy"});
@@ -140,7 +138,7 @@ TEST_CASE("the cumulative series for CSV: every month, two decimals, no grouping
 
 TEST_CASE("buy-vs-rent JSON: the verdict, demand, options and the series, raw, with nulls for what is absent", "[render][tco]") {
   const Fixture f;
-  const auto reasons = tco_reasons(f.in, f.a, f.c);
+  const auto reasons = tco_reasons(f.in, f.a, f.c, automatic);
   const nlohmann::json j = tco_json(f.in, f.a, f.c, reasons);
   CHECK(j["verdict"] == "BUY");
   CHECK(j["owned_gpus"] == 2);
