@@ -115,14 +115,30 @@ struct SettingAlternative {
   std::string value;
   std::optional<Candidate> best;
 };
+enum class PlanSetting { method, precision, optimizer, checkpointing, sharding, pricing };
+const char* to_string(PlanSetting s);  // "method", "precision", ...
 struct SettingReason {
-  std::string setting;                     // "method", "precision", ...
+  PlanSetting setting = PlanSetting::method;
   std::string choice;                      // the chosen value
   std::vector<SettingAlternative> others;  // empty: the only value searched
 };
 std::vector<SettingReason> explain_plan(const PlanResult& r, const PlanSpace& space, const Candidate& best);
 
 // What to do next with the chosen plan: a staged path from a short measured baseline to the run.
-std::vector<std::string> plan_next_steps(const PlanInputs& in, const PlanSpace& space, const Candidate& best);
+// Each step is a code with the names its sentence needs; the renderer chooses the words.
+enum class NextStep {
+  measure_baseline,    // a short run on one `gpu` whose measured MFU re-plans
+  try_adapters,        // full fine-tuning won: still try LoRA/QLoRA
+  start_from_method,   // an adapter (`method`) won: full fine-tuning only if evaluation needs it
+  checkpointing_cost,  // activation checkpointing is on: more compute, the micro-batch fits
+  scale_out_later,     // several GPUs: scale out after the single-GPU run is well utilised
+  compare_providers,   // the same work on other providers
+};
+struct PlanStep {
+  NextStep step = NextStep::measure_baseline;
+  std::string gpu;                // measure_baseline: the chosen offer's GPU
+  Method method = Method::lora;   // start_from_method: the chosen method
+};
+std::vector<PlanStep> plan_next_steps(const PlanInputs& in, const PlanSpace& space, const Candidate& best);
 
 }  // namespace gpuplan

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpuplan/plural.hpp"
 #include "gpuplan/tco_defaults.hpp"
 
 namespace gpuplan {
@@ -11,14 +10,6 @@ namespace {
 
 
 constexpr double kWeekPerMonth = per_month_to_per_week(1.0);  // units.hpp: the one week and month
-
-std::string fixed(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  std::string s = std::to_string(std::round(v * scale) / scale);
-  const auto dot = s.find('.');
-  return decimals == 0 ? s.substr(0, dot) : s.substr(0, dot + 1 + static_cast<std::size_t>(decimals));
-}
-std::string pct(double share) { return fixed(100 * share, 0) + "%"; }
 
 double cv(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
@@ -32,28 +23,35 @@ double cv(const std::vector<double>& v) {
 // Training may own when the team can run it and it pays back before requirements move on.
 bool training_may_own(const AdviceAnswers& a, const TcoAnalysis& t, Advice& out) {
   if (t.decision.verdict == Verdict::rent) {
-    if (t.decision.rule_applied && t.decision.cheapest_owned > 0)
-      out.reasons.push_back("buy-vs-rent says RENT for the training demand: owning " + count_of(t.decision.cheapest_owned, "GPU") + " pays at the expected demand but not at its low end");
-    else
-      out.reasons.push_back("buy-vs-rent says RENT for the training demand: owning " + count_of(t.payback_owned, "GPU") + " would not pay over the horizon");
+    PatternReason r;
+    const bool low_end = t.decision.rule_applied && t.decision.cheapest_owned > 0;
+    r.code = low_end ? AdviceReason::rent_low_end : AdviceReason::rent_no_payback;
+    r.gpus = low_end ? t.decision.cheapest_owned : t.payback_owned;
+    out.reasons.push_back(r);
     return false;
   }
   if (a.ops == OpsSkill::managed) {
-    out.reasons.push_back("buy-vs-rent would own " + count_of(t.decision.owned_gpus, "GPU") + ", but the team needs managed services (question 8): owned hardware needs people to run it");
+    PatternReason r;
+    r.code = AdviceReason::needs_managed;
+    r.gpus = t.decision.owned_gpus;
+    out.reasons.push_back(r);
     return false;
   }
   if (t.payback_months && *t.payback_months > a.churn_months) {
-    out.reasons.push_back("requirements change every " + fixed(a.churn_months, 0) + " months (question 7), before the hardware pays back (" +
-                          fixed(*t.payback_months, 1) + " months): a wrong purchase locks in bad economics (buy hardware only for needs that outlast its payback)");
+    PatternReason r;
+    r.code = AdviceReason::churn_before_payback;
+    r.churn_months = a.churn_months;
+    r.payback_months = *t.payback_months;
+    out.reasons.push_back(r);
     return false;
   }
   return true;
 }
 
-std::string pay_as_you_go(const TcoAnalysis& t, bool predictable) {
+RunOn pay_as_you_go(const TcoAnalysis& t, bool predictable) {
   for (const auto& c : t.commitments)
-    if (c.check.pays && predictable) return "reserved";
-  return "on-demand";
+    if (c.check.pays && predictable) return RunOn::reserved;
+  return RunOn::on_demand;
 }
 
 void split_work(const AdviceAnswers& a, const TcoAnalysis& t, bool predictable, Advice& out) {
@@ -62,48 +60,55 @@ void split_work(const AdviceAnswers& a, const TcoAnalysis& t, bool predictable, 
   const double baseline = std::min(h, std::max(owned_week, a.steady_share * h));
   const double bursty = h - baseline;
   if (baseline > 0) {
-    const std::string where = out.training_owns ? "owned" : pay_as_you_go(t, predictable);
-    std::string why = out.training_owns ? "the owned GPUs buy-vs-rent chose (" + std::to_string(t.decision.owned_gpus) + "), kept busy"
-                      : where == "reserved" ? "a reserved commitment pays at this use and demand is predictable"
-                                            : "no commitment: " + std::string(predictable ? "none pays at this use" : "demand is not predictable enough to commit");
-    out.split.push_back({"steady baseline", baseline, where, why});
+    const RunOn where = out.training_owns ? RunOn::owned : pay_as_you_go(t, predictable);
+    const PlacementWhy why = out.training_owns             ? PlacementWhy::owned_busy
+                             : where == RunOn::reserved     ? PlacementWhy::reserved_pays
+                             : predictable                  ? PlacementWhy::no_commitment_pays
+                                                            : PlacementWhy::unpredictable;
+    out.split.push_back({WorkloadClass::steady_baseline, baseline, where, why, t.decision.owned_gpus});
   }
   const double interruptible = bursty * a.interruptible_share;
   if (interruptible > 0) {
     out.checkpoint_rule = !a.checkpoints;
-    out.split.push_back({"interruptible bursts (experiments, sweeps, eval)", interruptible, a.checkpoints ? "spot" : "on-demand",
-                         a.checkpoints ? "restartable from checkpoints: spot is safe (spot only for work that can restart)"
-                                       : "no checkpoints: a job must checkpoint before it goes on spot; on-demand until then"});
+    out.split.push_back({WorkloadClass::interruptible_bursts, interruptible, a.checkpoints ? RunOn::spot : RunOn::on_demand,
+                         a.checkpoints ? PlacementWhy::checkpointed : PlacementWhy::no_checkpoints});
   }
   if (bursty - interruptible > 0)
-    out.split.push_back({"deadline and non-interruptible bursts", bursty - interruptible, "on-demand",
-                         a.wait_cost == WaitCost::low ? "cannot be interrupted; cheap to wait, so a queue can hold them for owned or spot capacity"
-                                                      : "cannot be interrupted and waiting is costly (question 5)"});
+    out.split.push_back({WorkloadClass::deadline_bursts, bursty - interruptible, RunOn::on_demand,
+                         a.wait_cost == WaitCost::low ? PlacementWhy::queue_can_hold : PlacementWhy::waiting_costly});
 }
 
 void what_would_change(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t, Advice& out) {
-  if (t.decision.rule_applied && t.decision.cheapest_owned > t.decision.owned_gpus)
-    out.would_change.push_back("predicting utilisation within 30% (now ±" + pct(in.uncertainty) + "): the cheapest expected option owns " +
-                               count_of(t.decision.cheapest_owned, "GPU") + " instead of " + std::to_string(t.decision.owned_gpus) +
-                               " (if utilisation cannot be predicted within about 30-50%, avoid buying early)");
+  auto change = [&](AdviceChange code) -> AnswerChange& {
+    out.would_change.push_back({});
+    out.would_change.back().code = code;
+    return out.would_change.back();
+  };
+  if (t.decision.rule_applied && t.decision.cheapest_owned > t.decision.owned_gpus) {
+    AnswerChange& c = change(AdviceChange::predictable_demand);
+    c.uncertainty = in.uncertainty;
+    c.gpus = t.decision.cheapest_owned;
+    c.owned_gpus = t.decision.owned_gpus;
+  }
   for (const auto& row : t.sensitivity) {
     const Sensitivity& s = row.s;
-    if (s.flip_down && row.flip_down_verdict)
-      out.would_change.push_back(std::string(to_string(s.factor)) + " x" + fixed(*s.flip_down, 2) + " turns buy-vs-rent to " +
-                                 to_string(*row.flip_down_verdict));
-    if (s.flip_up && row.flip_up_verdict)
-      out.would_change.push_back(std::string(to_string(s.factor)) + " x" + fixed(*s.flip_up, 2) + " turns buy-vs-rent to " +
-                                 to_string(*row.flip_up_verdict));
+    auto flip = [&](double multiplier, Verdict verdict) {
+      AnswerChange& c = change(AdviceChange::factor_flip);
+      c.factor = s.factor;
+      c.multiplier = multiplier;
+      c.verdict = verdict;
+    };
+    if (s.flip_down && row.flip_down_verdict) flip(*s.flip_down, *row.flip_down_verdict);
+    if (s.flip_up && row.flip_up_verdict) flip(*s.flip_up, *row.flip_up_verdict);
   }
-  if (t.break_even_gpu_hours && !out.training_owns)
-    out.would_change.push_back("steady demand above " + fixed(*t.break_even_gpu_hours * kWeekPerMonth, 0) +
-                               " GPU-hours a week (break-even for " + count_of(in.fleet_gpus, "GPU") + ") makes owning pay");
-  if (t.decision.verdict != Verdict::rent && a.ops == OpsSkill::managed)
-    out.would_change.push_back("a team able to run Slurm or Kubernetes could own " + count_of(t.decision.owned_gpus, "GPU"));
-  if (out.checkpoint_rule)
-    out.would_change.push_back("checkpointing the interruptible jobs moves them to spot (spot only for work that can restart)");
-  if (a.low_latency_inference && a.inference_gpus == 0)
-    out.would_change.push_back("steady production inference (--inference-gpus) could justify an owned or reserved serving cluster (pattern 3)");
+  if (t.break_even_gpu_hours && !out.training_owns) {
+    AnswerChange& c = change(AdviceChange::steady_demand);
+    c.gpu_hours_per_week = *t.break_even_gpu_hours * kWeekPerMonth;
+    c.gpus = in.fleet_gpus;
+  }
+  if (t.decision.verdict != Verdict::rent && a.ops == OpsSkill::managed) change(AdviceChange::ops_team).gpus = t.decision.owned_gpus;
+  if (out.checkpoint_rule) change(AdviceChange::checkpointing);
+  if (a.low_latency_inference && a.inference_gpus == 0) change(AdviceChange::steady_inference);
 }
 
 }  // namespace
@@ -122,6 +127,16 @@ const char* to_string(OpsSkill o) {
     case OpsSkill::managed: return "managed";
     case OpsSkill::kubernetes: return "kubernetes";
     case OpsSkill::slurm: return "slurm";
+  }
+  return "?";
+}
+
+const char* to_string(RunOn p) {
+  switch (p) {
+    case RunOn::owned: return "owned";
+    case RunOn::reserved: return "reserved";
+    case RunOn::spot: return "spot";
+    case RunOn::on_demand: return "on-demand";
   }
   return "?";
 }
@@ -168,33 +183,43 @@ Advice advise(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t,
   const int n = std::max(1, in.fleet_gpus);
   out.idle_gpu_per_month = option_cost(n, n, steady_demand(0), in.owned, none, in.horizon_months).total / n;
   out.uncertainty_rule = t.decision.rule_applied;
-  if (out.uncertainty_rule)
-    out.reasons.push_back("utilisation is uncertain by ±" + pct(in.uncertainty) + " (30% or more): only GPUs that pay at the low end of demand are owned (avoid buying early when utilisation cannot be predicted within about 30-50%)");
+  if (out.uncertainty_rule) {
+    PatternReason r;
+    r.code = AdviceReason::uncertain_demand;
+    r.uncertainty = in.uncertainty;
+    out.reasons.push_back(r);
+  }
   out.training_owns = training_may_own(a, t, out);
   const bool steady_serving = a.low_latency_inference && a.inference_gpus > 0 && serving;
   out.serving_owns = steady_serving && serving->decision.verdict != Verdict::rent && a.ops != OpsSkill::managed &&
                      !(serving->payback_months && *serving->payback_months > a.churn_months);
+  PatternReason why;
   if (out.training_owns) {
     out.pattern = Pattern::owned_baseline_cloud_burst;
-    out.reasons.push_back("a predictable baseline: owning " + count_of(t.decision.owned_gpus, "GPU") + " is buy-vs-rent's cheapest option (" + to_string(t.decision.verdict) +
-                          "; the numbers below); spikes burst to the cloud (the owned-baseline-plus-burst pattern)");
+    why.code = AdviceReason::owned_baseline;
+    why.gpus = t.decision.owned_gpus;
+    why.verdict = t.decision.verdict;
   } else if (out.serving_owns) {
     out.pattern = Pattern::cloud_training_owned_serving;
-    out.reasons.push_back("inference is steady (" + count_of(a.inference_gpus, "GPU") + " around the clock) and owning them pays (buy-vs-rent " +
-                          to_string(serving->decision.verdict) + "); training stays in the cloud (the cloud-training, owned-serving pattern)");
+    why.code = AdviceReason::owned_serving;
+    why.gpus = a.inference_gpus;
+    why.verdict = serving->decision.verdict;
   } else {
     out.pattern = Pattern::cloud_first;
-    out.reasons.push_back("nothing owned pays or can be run: cloud GPUs, queued, spot where safe, portable (the cloud-first pattern)");
+    why.code = AdviceReason::cloud_first;
   }
+  out.reasons.push_back(why);
   const bool predictable = in.uncertainty < in.uncertainty_rule;
   split_work(a, t, predictable, out);
   if (a.low_latency_inference) {
-    const std::string where = out.serving_owns ? "owned" : steady_serving ? pay_as_you_go(*serving, true) : "on-demand";
-    out.split.push_back({"production inference (separate cluster)", a.inference_gpus * kHoursPerWeek, where,
-                         "latency-sensitive: never spot, kept apart from training (interruptions would break its latency target)"});
+    const RunOn where = out.serving_owns ? RunOn::owned : steady_serving ? pay_as_you_go(*serving, true) : RunOn::on_demand;
+    out.split.push_back({WorkloadClass::production_inference, a.inference_gpus * kHoursPerWeek, where, PlacementWhy::latency_sensitive});
   }
-  if (a.wait_cost == WaitCost::low && out.training_owns)
-    out.reasons.push_back("waiting is cheap (question 5): a queue on the owned GPUs absorbs spikes before they burst (gpuplan replay sizes the wait)");
+  if (a.wait_cost == WaitCost::low && out.training_owns) {
+    PatternReason r;
+    r.code = AdviceReason::queue_absorbs_spikes;
+    out.reasons.push_back(r);
+  }
   what_would_change(a, in, t, out);
   return out;
 }

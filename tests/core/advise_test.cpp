@@ -74,16 +74,22 @@ AdviceAnswers steady_team() {  // §11 pattern 2: a predictable minimum load on 
   return a;
 }
 
-const WorkloadPlacement* find(const Advice& ad, const std::string& prefix) {
-  for (const auto& w : ad.split)
-    if (w.workload.rfind(prefix, 0) == 0) return &w;
+const WorkloadPlacement* find(const Advice& ad, WorkloadClass w) {
+  for (const auto& p : ad.split)
+    if (p.workload == w) return &p;
   return nullptr;
 }
 
-bool mentions(const std::vector<std::string>& lines, const std::string& text) {
-  for (const auto& l : lines)
-    if (l.find(text) != std::string::npos) return true;
-  return false;
+const PatternReason* find(const Advice& ad, AdviceReason code) {
+  for (const auto& r : ad.reasons)
+    if (r.code == code) return &r;
+  return nullptr;
+}
+
+const AnswerChange* find(const Advice& ad, AdviceChange code) {
+  for (const auto& c : ad.would_change)
+    if (c.code == code) return &c;
+  return nullptr;
 }
 
 }  // namespace
@@ -98,14 +104,20 @@ TEST_CASE("seed 001 §13: a startup with unpredictable demand starts cloud-first
   CHECK_FALSE(ad.training_owns);
   // ±50% is past the 30% rule: named, and buy-vs-rent applied it.
   CHECK(ad.uncertainty_rule);
-  CHECK(mentions(ad.reasons, "within about 30-50%"));
-  for (const auto& r : ad.reasons) CHECK(r.find("seed") == std::string::npos);  // rules named in words, not by document
+  REQUIRE(find(ad, AdviceReason::uncertain_demand) != nullptr);
+  CHECK(find(ad, AdviceReason::uncertain_demand)->uncertainty == Approx(0.5));
+  CHECK(ad.reasons.back().code == AdviceReason::cloud_first);
   // 10 GPU-h steady; the other 90 split 60/40: 54 on spot (they checkpoint), 36 on-demand.
-  REQUIRE(find(ad, "interruptible") != nullptr);
-  CHECK(find(ad, "interruptible")->where == "spot");
-  CHECK(find(ad, "interruptible")->gpu_hours_per_week == Approx(54));
-  CHECK(find(ad, "deadline")->gpu_hours_per_week == Approx(36));
-  CHECK(find(ad, "steady")->where == "on-demand");
+  REQUIRE(find(ad, WorkloadClass::interruptible_bursts) != nullptr);
+  CHECK(find(ad, WorkloadClass::interruptible_bursts)->where == RunOn::spot);
+  CHECK(find(ad, WorkloadClass::interruptible_bursts)->why == PlacementWhy::checkpointed);
+  CHECK(find(ad, WorkloadClass::interruptible_bursts)->gpu_hours_per_week == Approx(54));
+  REQUIRE(find(ad, WorkloadClass::deadline_bursts) != nullptr);
+  CHECK(find(ad, WorkloadClass::deadline_bursts)->gpu_hours_per_week == Approx(36));
+  CHECK(find(ad, WorkloadClass::deadline_bursts)->why == PlacementWhy::waiting_costly);
+  REQUIRE(find(ad, WorkloadClass::steady_baseline) != nullptr);
+  CHECK(find(ad, WorkloadClass::steady_baseline)->where == RunOn::on_demand);
+  CHECK(find(ad, WorkloadClass::steady_baseline)->why == PlacementWhy::unpredictable);
   CHECK_FALSE(ad.checkpoint_rule);
 }
 
@@ -117,8 +129,13 @@ TEST_CASE("seed 001 §11 pattern 2: a predictable baseline is owned, spikes burs
   REQUIRE(t.decision.verdict != Verdict::rent);  // 80% use of a 1.00/h GPU: owning pays
   const Advice ad = advise(a, in, t, nullptr);
   CHECK(ad.pattern == Pattern::owned_baseline_cloud_burst);
-  REQUIRE(find(ad, "steady") != nullptr);
-  CHECK(find(ad, "steady")->where == "owned");
+  REQUIRE(find(ad, WorkloadClass::steady_baseline) != nullptr);
+  CHECK(find(ad, WorkloadClass::steady_baseline)->where == RunOn::owned);
+  CHECK(find(ad, WorkloadClass::steady_baseline)->why == PlacementWhy::owned_busy);
+  CHECK(find(ad, WorkloadClass::steady_baseline)->owned_gpus == t.decision.owned_gpus);
+  REQUIRE(find(ad, AdviceReason::owned_baseline) != nullptr);
+  CHECK(find(ad, AdviceReason::owned_baseline)->gpus == t.decision.owned_gpus);
+  CHECK(find(ad, AdviceReason::owned_baseline)->verdict == t.decision.verdict);
   CHECK_FALSE(ad.uncertainty_rule);
   // Question 6: an idle GPU of the 4-GPU fleet: capital (7800 - 7800 x 0.512) / 36 = 105.73,
   // upkeep 8% x 7800 / 12 = 52.00, failures 5% x 4 x 1600 / 12 = 26.67, no idle draw: / 4.
@@ -128,14 +145,19 @@ TEST_CASE("seed 001 §11 pattern 2: a predictable baseline is owned, spikes burs
     a.ops = OpsSkill::managed;
     const Advice m = advise(a, in, t, nullptr);
     CHECK(m.pattern == Pattern::cloud_first);
-    CHECK(mentions(m.would_change, "Slurm or Kubernetes"));
+    REQUIRE(find(m, AdviceChange::ops_team) != nullptr);
+    CHECK(find(m, AdviceChange::ops_team)->gpus == t.decision.owned_gpus);
+    REQUIRE(find(m, AdviceReason::needs_managed) != nullptr);
+    CHECK(find(m, AdviceReason::needs_managed)->gpus == t.decision.owned_gpus);
   }
   SECTION("requirements that change before the hardware pays back: cloud-first (§6)") {
     REQUIRE(t.payback_months);
     a.churn_months = *t.payback_months / 2;
     const Advice c = advise(a, in, t, nullptr);
     CHECK(c.pattern == Pattern::cloud_first);
-    CHECK(mentions(c.reasons, "pays back"));
+    REQUIRE(find(c, AdviceReason::churn_before_payback) != nullptr);
+    CHECK(find(c, AdviceReason::churn_before_payback)->churn_months == Approx(a.churn_months));
+    CHECK(find(c, AdviceReason::churn_before_payback)->payback_months == Approx(*t.payback_months));
   }
 }
 
@@ -146,10 +168,10 @@ TEST_CASE("interruptible work without checkpoints stays off spot", "[advise]") {
   const TcoInputs in = f.inputs(a.gpu_hours_per_week, a.uncertainty);
   const Advice c = advise(a, in, f.analyse(in), nullptr);
   CHECK(c.checkpoint_rule);
-  REQUIRE(find(c, "interruptible") != nullptr);
-  CHECK(find(c, "interruptible")->where == "on-demand");
-  CHECK(find(c, "interruptible")->why.find("checkpoint before it goes on spot") != std::string::npos);
-  CHECK(mentions(c.would_change, "checkpointing"));
+  REQUIRE(find(c, WorkloadClass::interruptible_bursts) != nullptr);
+  CHECK(find(c, WorkloadClass::interruptible_bursts)->where == RunOn::on_demand);
+  CHECK(find(c, WorkloadClass::interruptible_bursts)->why == PlacementWhy::no_checkpoints);
+  CHECK(find(c, AdviceChange::checkpointing) != nullptr);
 }
 
 TEST_CASE("seed 001 §11 pattern 3: cloud training, owned serving when inference is steady", "[advise]") {
@@ -168,11 +190,14 @@ TEST_CASE("seed 001 §11 pattern 3: cloud training, owned serving when inference
   REQUIRE(s.decision.verdict == Verdict::buy);
   const Advice ad = advise(a, in, t, &s);
   CHECK(ad.pattern == Pattern::cloud_training_owned_serving);
-  const WorkloadPlacement* inf = find(ad, "production inference");
+  REQUIRE(find(ad, AdviceReason::owned_serving) != nullptr);
+  CHECK(find(ad, AdviceReason::owned_serving)->gpus == 4);
+  CHECK(find(ad, AdviceReason::owned_serving)->verdict == Verdict::buy);
+  const WorkloadPlacement* inf = find(ad, WorkloadClass::production_inference);
   REQUIRE(inf != nullptr);
-  CHECK(inf->where == "owned");
+  CHECK(inf->where == RunOn::owned);
   CHECK(inf->gpu_hours_per_week == Approx(4 * 168));
-  CHECK(inf->why.find("never spot") != std::string::npos);
+  CHECK(inf->why == PlacementWhy::latency_sensitive);
 }
 
 TEST_CASE("measurable answers from a job log: steady share and uncertainty", "[advise]") {

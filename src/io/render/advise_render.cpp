@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/units.hpp"
+#include "io/render/advise_words.hpp"
 #include "io/render/tco_render.hpp"
 
 namespace gpuplan::io {
@@ -53,6 +54,18 @@ Table list_table(const std::string& title, const std::string& column, const std:
   return t;
 }
 
+std::vector<std::string> reason_lines(const Advice& a) {
+  std::vector<std::string> out;
+  for (const auto& r : a.reasons) out.push_back(reason_text(r));
+  return out;
+}
+
+std::vector<std::string> change_lines(const Advice& a) {
+  std::vector<std::string> out;
+  for (const auto& c : a.would_change) out.push_back(change_text(c));
+  return out;
+}
+
 }  // namespace
 
 Table advise_split_table(const Advice& a) {
@@ -62,8 +75,9 @@ Table advise_split_table(const Advice& a) {
   t.align = {Align::left, Align::right, Align::left, Align::left};
   t.csv_columns = {"workload", "gpu_hours_per_week", "run_on", "why"};
   for (const auto& w : a.split) {
-    t.rows.push_back({w.workload, num(w.gpu_hours_per_week, 0), w.where, w.why});
-    t.csv_rows.push_back({w.workload, num(w.gpu_hours_per_week, 2), w.where, w.why});
+    const std::string workload = workload_text(w.workload), why = placement_why_text(w);
+    t.rows.push_back({workload, num(w.gpu_hours_per_week, 0), to_string(w.where), why});
+    t.csv_rows.push_back({workload, num(w.gpu_hours_per_week, 2), to_string(w.where), why});
   }
   return t;
 }
@@ -71,14 +85,17 @@ Table advise_split_table(const Advice& a) {
 json advise_json(const Advice& a, const AdviseContext& c) {
   json split = json::array(), answers = json::array();
   for (const auto& w : a.split)
-    split.push_back({{"workload", w.workload}, {"gpu_hours_per_week", w.gpu_hours_per_week}, {"run_on", w.where}, {"why", w.why}});
+    split.push_back({{"workload", workload_text(w.workload)},
+                     {"gpu_hours_per_week", w.gpu_hours_per_week},
+                     {"run_on", to_string(w.where)},
+                     {"why", placement_why_text(w)}});
   for (const auto& r : c.answers) answers.push_back({{"key", r.key}, {"question", r.question}, {"answer", r.answer}, {"source", r.source}});
   json out = {{"pattern", to_string(a.pattern)},
               {"gpu", c.gpu},
               {"currency", c.currency},
-              {"reasons", a.reasons},
+              {"reasons", reason_lines(a)},
               {"split", split},
-              {"would_change", a.would_change},
+              {"would_change", change_lines(a)},
               {"answers", answers},
               {"idle_gpu_per_month", a.idle_gpu_per_month},
               {"rules", {{"uncertainty_30_50", a.uncertainty_rule}, {"checkpoint_before_spot", a.checkpoint_rule}}},
@@ -89,7 +106,7 @@ json advise_json(const Advice& a, const AdviseContext& c) {
 
 std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c, MoneyStyle style) {
   std::vector<Table> out;
-  out.push_back(list_table(std::string("Pattern: ") + to_string(a.pattern), "why", a.reasons));
+  out.push_back(list_table(std::string("Pattern: ") + to_string(a.pattern), "why", reason_lines(a)));
   out.push_back(advise_split_table(a));
   out.push_back(numbers_table(a, c, style));
   Table ans;
@@ -99,7 +116,7 @@ std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c, MoneyS
   ans.min_cut = 40;   // ... and stay readable: the trailing "from" column wraps instead
   for (const auto& r : c.answers) ans.rows.push_back({r.question, r.answer, r.source});
   out.push_back(ans);
-  if (!a.would_change.empty()) out.push_back(list_table("What would change the answer", "if", a.would_change));
+  if (!a.would_change.empty()) out.push_back(list_table("What would change the answer", "if", change_lines(a)));
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "gpuplan/units.hpp"
 #include "io/render/format.hpp"
+#include "io/render/memory_words.hpp"
 #include "io/render/offer_report.hpp"
 
 namespace gpuplan::io {
@@ -62,8 +63,8 @@ nlohmann::json fits_json(const EstimateReport& r) {
 nlohmann::json advice_json(const EstimateReport& r) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& a : r.advice)
-    out.push_back({{"gpu", r.advice_gpu->id}, {"change", a.change}, {"per_gpu_bytes", bytes_int(a.per_gpu_bytes)},
-                   {"fits", a.fits}, {"why", a.explanation}});
+    out.push_back({{"gpu", r.advice_gpu->id}, {"change", fix_flags(a)}, {"per_gpu_bytes", bytes_int(a.per_gpu_bytes)},
+                   {"fits", a.fits}, {"why", fix_text(a)}});
   return out;
 }
 
@@ -130,8 +131,8 @@ Table advice_table(const EstimateReport& r) {
   t.align = {Align::left, Align::right, Align::left, Align::left};
   t.csv_columns = {"change", "per_gpu_bytes", "fits", "why"};
   for (const auto& a : r.advice) {
-    t.rows.push_back({a.change, num(a.per_gpu_bytes / kGiB, 2), a.fits ? "yes" : "no", a.explanation});
-    t.csv_rows.push_back({a.change, std::to_string(bytes_int(a.per_gpu_bytes)), a.fits ? "true" : "false", a.explanation});
+    t.rows.push_back({fix_flags(a), num(a.per_gpu_bytes / kGiB, 2), a.fits ? "yes" : "no", fix_text(a)});
+    t.csv_rows.push_back({fix_flags(a), std::to_string(bytes_int(a.per_gpu_bytes)), a.fits ? "true" : "false", fix_text(a)});
   }
   return t;
 }

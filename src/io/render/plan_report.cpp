@@ -8,6 +8,7 @@
 #include "gpuplan/units.hpp"
 #include "io/render/format.hpp"
 #include "io/render/pipeline_render.hpp"
+#include "io/render/plan_words.hpp"
 
 namespace gpuplan::io {
 namespace {
@@ -124,12 +125,12 @@ std::vector<std::vector<std::string>> reasons(const PlanView& v, const Candidate
     std::string why;
     for (const auto& a : s.others) why += (why.empty() ? "" : "; ") + alternative_text(v, a, best, style);
     if (why.empty()) why = "the only option searched";
-    if (s.setting != "sharding") {
-      rows.push_back({s.setting, s.choice, why});
+    if (s.setting != PlanSetting::sharding) {
+      rows.push_back({to_string(s.setting), s.choice, why});
       continue;
     }
     const Workload bw = candidate_workload(v.in, v.space, best);
-    rows.push_back({s.setting, count_of(best.gpus, "GPU") + " (" + layout_text(bw) + "), " + s.choice, why});
+    rows.push_back({to_string(s.setting), count_of(best.gpus, "GPU") + " (" + layout_text(bw) + "), " + s.choice, why});
     if (bw.offload != Offload::none)
       rows.push_back({"offload", to_string(bw.offload), "given with --offload: " + std::string(bw.offload == Offload::optimizer
                                                                                                ? "optimizer states and step on the CPU"
@@ -207,7 +208,8 @@ nlohmann::json plan_json(const PlanReport& v, MoneyStyle style) {
   for (std::size_t i = 1; i < v.res.best.size() && static_cast<int>(i) <= v.top; ++i) j["runners_up"].push_back(candidate_json(v, v.res.best[i]));
   j["reasons"] = nlohmann::json::array();
   for (const auto& row : reasons(v, best, style)) j["reasons"].push_back({{"setting", row[0]}, {"choice", row[1]}, {"why", row[2]}});
-  j["next_steps"] = plan_next_steps(v.in, v.space, best);
+  j["next_steps"] = nlohmann::json::array();
+  for (const PlanStep& s : plan_next_steps(v.in, v.space, best)) j["next_steps"].push_back(next_step_text(s));
   j["pipeline"] = v.pipeline ? pipeline_json(*v.pipeline) : nlohmann::json(nullptr);
   return j;
 }
@@ -238,7 +240,7 @@ std::vector<std::string> plan_notes(const PlanReport& v, MoneyStyle style) {
     return notes;
   }
   const Candidate& best = v.res.best.front();
-  for (const auto& s : plan_next_steps(v.in, v.space, best)) notes.push_back("next: " + s);
+  for (const PlanStep& s : plan_next_steps(v.in, v.space, best)) notes.push_back("next: " + next_step_text(s));
   notes.push_back(searched_text(v));
   const PlanOffer& bo = v.in.offers[static_cast<std::size_t>(best.offer)];
   if (v.pipeline)

@@ -1,6 +1,7 @@
 #pragma once
 // plan's report: the search result spelled as JSON, tables and notes. The choice, its reasons
-// (explain_plan) and next steps (plan_next_steps) come from the core; this only spells them.
+// (explain_plan) and next steps (plan_next_steps) come from the core as codes and numbers; this
+// chooses their words (plan_words for the next steps).
 #include <nlohmann/json.hpp>
 
 #include <optional>

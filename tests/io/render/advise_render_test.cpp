@@ -28,9 +28,17 @@ TcoAnalysis buy_two() {
 Advice baseline_and_bursts() {
   Advice a;
   a.pattern = Pattern::owned_baseline_cloud_burst;
-  a.reasons = {"a steady baseline of 1168 GPU-h/month"};
-  a.split = {{"steady baseline", 200.6, "owned", "runs every week"}, {"interruptible bursts", 40.25, "spot", "checkpointed"}};
-  a.would_change = {"demand falling below 900 GPU-h/month"};
+  PatternReason why;
+  why.code = AdviceReason::owned_baseline;
+  why.gpus = 2;
+  why.verdict = Verdict::buy;
+  a.reasons = {why};
+  a.split = {{WorkloadClass::steady_baseline, 200.6, RunOn::owned, PlacementWhy::owned_busy, 2},
+             {WorkloadClass::interruptible_bursts, 40.25, RunOn::spot, PlacementWhy::checkpointed}};
+  AnswerChange team;
+  team.code = AdviceChange::ops_team;
+  team.gpus = 2;
+  a.would_change = {team};
   a.idle_gpu_per_month = 750.4;
   a.uncertainty_rule = true;
   return a;
@@ -53,9 +61,10 @@ TEST_CASE("advise JSON: the pattern, the split, the answers and the numbers behi
   const nlohmann::json j = advise_json(baseline_and_bursts(), context(&t, nullptr));
   CHECK(j["gpu"] == "h100");
   CHECK(j["currency"] == "USD");
-  CHECK(j["reasons"] == nlohmann::json::array({"a steady baseline of 1168 GPU-h/month"}));
+  CHECK(j["reasons"] == nlohmann::json::array({"a predictable baseline: owning 2 GPUs is buy-vs-rent's cheapest option (BUY; the numbers below); spikes burst to the cloud (the owned-baseline-plus-burst pattern)"}));
   CHECK(j["split"][0] == nlohmann::json::parse(R"({"workload": "steady baseline", "gpu_hours_per_week": 200.6, "run_on": "owned",
-      "why": "runs every week"})"));
+      "why": "the owned GPUs buy-vs-rent chose (2), kept busy"})"));
+  CHECK(j["would_change"] == nlohmann::json::array({"a team able to run Slurm or Kubernetes could own 2 GPUs"}));
   CHECK(j["answers"][0] == nlohmann::json::parse(R"({"key": "utilization", "question": "1. How busy are the GPUs?", "answer": "80%",
       "source": "flag --utilization"})"));
   CHECK(j["idle_gpu_per_month"] == 750.4);
@@ -70,10 +79,10 @@ TEST_CASE("advise JSON: the pattern, the split, the answers and the numbers behi
 TEST_CASE("advise's split table: whole GPU-hours for people, two decimals in CSV", "[render][advise]") {
   const Table t = advise_split_table(baseline_and_bursts());
   CHECK(t.title == "Split per workload class");
-  CHECK(t.rows == std::vector<std::vector<std::string>>{{"steady baseline", "201", "owned", "runs every week"},
-                                                        {"interruptible bursts", "40", "spot", "checkpointed"}});
+  CHECK(t.rows == std::vector<std::vector<std::string>>{{"steady baseline", "201", "owned", "the owned GPUs buy-vs-rent chose (2), kept busy"},
+                                                        {"interruptible bursts (experiments, sweeps, eval)", "40", "spot", "restartable from checkpoints: spot is safe (spot only for work that can restart)"}});
   CHECK(t.csv_columns == std::vector<std::string>{"workload", "gpu_hours_per_week", "run_on", "why"});
-  CHECK(t.csv_rows[1] == std::vector<std::string>{"interruptible bursts", "40.25", "spot", "checkpointed"});
+  CHECK(t.csv_rows[1] == std::vector<std::string>{"interruptible bursts (experiments, sweeps, eval)", "40.25", "spot", "restartable from checkpoints: spot is safe (spot only for work that can restart)"});
 }
 
 TEST_CASE("advise's tables: pattern, split, numbers, answers and what would change it", "[render][advise]") {
@@ -81,7 +90,7 @@ TEST_CASE("advise's tables: pattern, split, numbers, answers and what would chan
   const auto tables = advise_tables(baseline_and_bursts(), context(&t, nullptr), automatic);
   REQUIRE(tables.size() == 5);
   CHECK(tables[0].title == "Pattern: owned baseline + cloud burst");
-  CHECK(tables[0].rows == std::vector<std::vector<std::string>>{{"a steady baseline of 1168 GPU-h/month"}});
+  CHECK(tables[0].rows == std::vector<std::vector<std::string>>{{"a predictable baseline: owning 2 GPUs is buy-vs-rent's cheapest option (BUY; the numbers below); spikes burst to the cloud (the owned-baseline-plus-burst pattern)"}});
   const Table& n = tables[2];
   CHECK(n.title == "The buy-vs-rent numbers behind it (h100, per month)");
   CHECK(n.rows == std::vector<std::vector<std::string>>{{"training: buy-vs-rent verdict", "BUY (2 owned)"},
@@ -94,6 +103,7 @@ TEST_CASE("advise's tables: pattern, split, numbers, answers and what would chan
   CHECK(tables[3].title == "Answers");
   CHECK(tables[3].rows == std::vector<std::vector<std::string>>{{"1. How busy are the GPUs?", "80%", "flag --utilization"}});
   CHECK(tables[4].title == "What would change the answer");
+  CHECK(tables[4].rows == std::vector<std::vector<std::string>>{{"a team able to run Slurm or Kubernetes could own 2 GPUs"}});
   const auto with_serving = advise_tables(baseline_and_bursts(), context(&t, &t), automatic);
   CHECK(with_serving[2].rows.back() == std::vector<std::string>{"serving: rent / own", "2,920 USD / 2,000 USD"});
   Advice settled = baseline_and_bursts();

@@ -47,7 +47,13 @@ EstimateReport report(const Gpus& g) {
   r.memory = forty_gib();
   r.fits = {{&g.h100, true, 12}, {&g.l4, false, 0}};
   r.advice_gpu = &g.l4;
-  r.advice = {{"--checkpointing full", "recompute activations", 36e9, false}, {"--method lora", "train adapters only", 20e9, true}};
+  MemoryAdvice ck, lora;
+  ck.fix = MemoryFix::checkpointing;
+  ck.per_gpu_bytes = 36e9;
+  lora.fix = MemoryFix::lora;
+  lora.per_gpu_bytes = 20e9;
+  lora.fits = true;
+  r.advice = {ck, lora};
   StepTime step;
   step.tokens_per_second = 3000;
   step.mfu = 0.42;
@@ -92,9 +98,9 @@ TEST_CASE("estimate's fits and advice tables", "[render][estimate]") {
   CHECK(f.csv_rows[1] == std::vector<std::string>{"l4", "24000000000", "false", "-18949672960", "0"});
   const Table& a = tables[2];
   CHECK(a.title == "Ways to fit on l4 (22.35 GiB usable)");
-  CHECK(a.rows == std::vector<std::vector<std::string>>{{"--checkpointing full", "33.53", "no", "recompute activations"},
-                                                        {"--method lora", "18.63", "yes", "train adapters only"}});
-  CHECK(a.csv_rows[1] == std::vector<std::string>{"--method lora", "20000000000", "true", "train adapters only"});
+  CHECK(a.rows == std::vector<std::vector<std::string>>{{"--checkpointing full", "33.53", "no", "keep only each layer's input; costs about one extra forward pass"},
+                                                        {"--method lora", "18.63", "yes", "train low-rank adapters; the base model stays frozen in 16-bit"}});
+  CHECK(a.csv_rows[1] == std::vector<std::string>{"--method lora", "20000000000", "true", "train low-rank adapters; the base model stays frozen in 16-bit"});
 }
 
 TEST_CASE("estimate JSON: whole bytes, every component, null where nothing applies", "[render][estimate]") {
@@ -117,7 +123,7 @@ TEST_CASE("estimate JSON: whole bytes, every component, null where nothing appli
   CHECK(j["fits"][0] == nlohmann::json::parse(R"({"gpu": "h100", "usable_bytes": 80000000000, "fits": true,
       "headroom_bytes": 37050327040, "max_micro_batch": 12})"));
   CHECK(j["advice"][0] == nlohmann::json::parse(R"({"gpu": "l4", "change": "--checkpointing full", "per_gpu_bytes": 36000000000,
-      "fits": false, "why": "recompute activations"})"));
+      "fits": false, "why": "keep only each layer's input; costs about one extra forward pass"})"));
   CHECK(j["cost"] == nlohmann::json::array());  // no sheet lists the GPU
   CHECK(j["warnings"] == nlohmann::json::array());
   CHECK(j["time"]["gpu"] == "l4");
