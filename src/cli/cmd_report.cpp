@@ -13,9 +13,8 @@
 #include "cli/project_config.hpp"
 #include "gpuplan/spend.hpp"
 #include "gpuplan/units.hpp"
-#include "io/render/alert_text.hpp"
-#include "io/render/experiments_render.hpp"
 #include "io/render/spend_render.hpp"
+#include "io/render/spend_tables.hpp"
 #include "io/text/files.hpp"
 #include "io/usage/budget_yaml.hpp"
 
@@ -45,70 +44,6 @@ std::vector<ExperimentCheck> planned(const Context& ctx, const std::vector<std::
   return out;
 }
 
-std::string opt2(const std::optional<double>& v) { return v ? num(*v, 2) : "-"; }
-
-io::Table groups_table(const std::string& title, const std::vector<SpendGroup>& gs) {
-  io::Table t;
-  t.title = title;
-  t.columns = {"name", "spent", "cap", "forecast", "cap crossed on", "runs"};
-  t.align = {io::Align::left, io::Align::right, io::Align::right, io::Align::right, io::Align::left, io::Align::right};
-  t.name_columns = {0};
-  for (const auto& g : gs)
-    t.rows.push_back({g.name, num(g.burn.spent, 2), opt2(g.burn.cap), g.burn.forecast_made ? num(g.burn.forecast, 2) : "-",
-                      g.burn.crosses_on.empty() ? "-" : g.burn.crosses_on + (g.burn.crossing_forecast ? " (forecast)" : ""),
-                      std::to_string(g.runs)});
-  return t;
-}
-
-// The experiments table, with cost per million samples and per 1,000 requests once any record
-// carries an outcome (a ledger without them prints the table it always did).
-io::Table experiments_table(const SpendReport& s) {
-  const bool outcomes = !s.families.empty();
-  io::Table ex;
-  ex.title = "Experiments";
-  ex.columns = {"experiment", "runs", "spent", "cost/run", "cost/M tokens", "planned"};
-  if (outcomes) ex.columns.insert(ex.columns.end(), {"cost/M samples", "cost/1k requests"});
-  ex.align.assign(ex.columns.size(), io::Align::right);
-  ex.align[0] = io::Align::left;
-  ex.name_columns = {0};
-  for (const auto& g : s.experiments) {
-    ex.rows.push_back({g.name, std::to_string(g.runs), num(g.burn.spent, 2), num(g.cost_per_run(), 2), opt2(g.cost_per_million_tokens()),
-                       opt2(g.planned)});
-    if (outcomes) ex.rows.back().insert(ex.rows.back().end(), {opt2(g.cost_per_million_samples()), opt2(g.cost_per_thousand_requests())});
-  }
-  return ex;
-}
-
-Report terminal_summary(const SpendReport& s, bool json) {
-  Report r;
-  if (json) {
-    r.json = io::spend_report_json(s);
-    return r;
-  }
-  const MonthBurn& b = s.total;
-  io::Table sum;
-  sum.title = "Spend " + s.period + " as of " + s.as_of + " (" + s.currency + ")";
-  sum.columns = {"", "value"};
-  sum.align = {io::Align::left, io::Align::right};
-  sum.rows = {{"spent", num(b.spent, 2)},
-              {"cap", opt2(b.cap)},
-              {"burn per day", num(b.burn_per_day, 2)},
-              {"period-end forecast", b.forecast_made ? num(b.forecast, 2) : "-"},
-              {"forecast method", b.forecast_method},
-              {"cap crossed on", b.crosses_on.empty() ? "-" : b.crosses_on + (b.crossing_forecast ? " (forecast)" : "")}};
-  r.tables.push_back(sum);
-  r.tables.push_back(groups_table("Teams", s.teams));
-  r.tables.push_back(groups_table("Users", s.users));
-  r.tables.push_back(experiments_table(s));
-  if (!s.families.empty()) {
-    r.tables.push_back(io::families_table(s));
-    for (const auto& line : io::family_notes(s)) r.notes.push_back(line);
-  }
-  for (const auto& a : s.alerts) r.notes.push_back("alert: " + io::alert_message(a, s.currency));
-  if (s.alerts.empty()) r.notes.push_back("no alerts");
-  return r;
-}
-
 int run_report(const Context& ctx, const ReportFlags& f) {
   if (f.ledger.empty()) bad_flag("--ledger", "a ledger is required (the flag, or ledger: in .gpuplan.yaml)");
   const BudgetPolicy policy = load_policy(f.budget, f.currency);
@@ -135,7 +70,9 @@ int run_report(const Context& ctx, const ReportFlags& f) {
     std::fwrite(csv.data(), 1, csv.size(), stdout);
     return 0;
   }
-  Report r = terminal_summary(s, ctx.json_output());
+  Report r;
+  if (ctx.json_output()) r.json = io::spend_report_json(s);
+  else r = Report{{}, io::spend_report_tables(s), io::spend_report_notes(s), {}};
   if (!f.html.empty()) r.notes.push_back("wrote " + f.html);
   ctx.print_report(std::move(r));
   return 0;
