@@ -32,6 +32,11 @@ std::string group_digits(const std::string& whole, const std::string& currency, 
 std::string money_amount(double amount, const std::string& currency, int decimals, MoneyStyle style);
 std::string money_text(double amount, const std::string& currency, int decimals, MoneyStyle style);
 
+// Money in the sentences of the budget gate and the dashboard's alerts: two decimals, never
+// grouped, its currency after it ("1234.50 USD"), so a sentence reads the same in every format
+// (JSON and CSV carry it too).
+inline std::string plain_money(double v, const std::string& currency) { return fmt::format("{:.2f} {}", v, currency); }
+
 // Money with precision that suits its size, for a column whose header names the currency:
 // 1,234, 12.34, 0.1234.
 inline std::string money(double v, const std::string& currency, MoneyStyle style) {

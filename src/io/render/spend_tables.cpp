@@ -7,8 +7,6 @@
 namespace gpuplan::io {
 namespace {
 
-std::string opt2(const std::optional<double>& v) { return v ? num(*v, 2) : "-"; }
-
 std::string crossing(const MonthBurn& b) { return b.crosses_on.empty() ? "-" : b.crosses_on + (b.crossing_forecast ? " (forecast)" : ""); }
 
 Table summary_table(const SpendReport& s) {
@@ -18,7 +16,7 @@ Table summary_table(const SpendReport& s) {
   t.columns = {"", "value"};
   t.align = {Align::left, Align::right};
   t.rows = {{"spent", num(b.spent, 2)},
-            {"cap", opt2(b.cap)},
+            {"cap", opt_num(b.cap)},
             {"burn per day", num(b.burn_per_day, 2)},
             {"period-end forecast", b.forecast_made ? num(b.forecast, 2) : "-"},
             {"forecast method", b.forecast_method},
@@ -33,7 +31,7 @@ Table groups_table(const std::string& title, const std::vector<SpendGroup>& gs) 
   t.align = {Align::left, Align::right, Align::right, Align::right, Align::left, Align::right};
   t.name_columns = {0};
   for (const auto& g : gs)
-    t.rows.push_back({g.name, num(g.burn.spent, 2), opt2(g.burn.cap), g.burn.forecast_made ? num(g.burn.forecast, 2) : "-", crossing(g.burn),
+    t.rows.push_back({g.name, num(g.burn.spent, 2), opt_num(g.burn.cap), g.burn.forecast_made ? num(g.burn.forecast, 2) : "-", crossing(g.burn),
                       std::to_string(g.runs)});
   return t;
 }
@@ -50,9 +48,9 @@ Table experiments_table(const SpendReport& s) {
   t.align[0] = Align::left;
   t.name_columns = {0};
   for (const auto& g : s.experiments) {
-    t.rows.push_back({g.name, std::to_string(g.runs), num(g.burn.spent, 2), num(g.cost_per_run(), 2), opt2(g.cost_per_million_tokens()),
-                      opt2(g.planned)});
-    if (outcomes) t.rows.back().insert(t.rows.back().end(), {opt2(g.cost_per_million_samples()), opt2(g.cost_per_thousand_requests())});
+    t.rows.push_back({g.name, std::to_string(g.runs), num(g.burn.spent, 2), num(g.cost_per_run(), 2), opt_num(g.cost_per_million_tokens()),
+                      opt_num(g.planned)});
+    if (outcomes) t.rows.back().insert(t.rows.back().end(), {opt_num(g.cost_per_million_samples()), opt_num(g.cost_per_thousand_requests())});
   }
   return t;
 }
