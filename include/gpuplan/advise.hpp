@@ -37,8 +37,17 @@ struct AdviceAnswers {
 // min(GPUs busy, baseline) over the area under GPUs busy): question 2 from a job log.
 double steady_share(const DemandSummary& d);
 // How far a period's GPU-hours stray from the mean: the coefficient of variation of weekly
-// GPU-hours when the log covers 3 weeks or more, else of daily GPU-hours (said in `basis`).
-double demand_uncertainty(const DemandSummary& d, std::string* basis = nullptr);
+// GPU-hours when the log covers 3 weeks or more, else of daily GPU-hours. Question 2 asks for a
+// ± share, so the answer is capped at 100%: past it the low end of demand is already zero, and
+// buy-vs-rent's rule (own only what pays at the low end) reads the same.
+struct DemandUncertainty {
+  double value = 0;           // the answer: min(measured, 1)
+  double measured = 0;        // the coefficient of variation itself
+  bool weekly = false;        // of whole weeks (else of days)
+  std::size_t periods = 0;    // how many weeks or days
+  bool capped() const { return measured > value; }
+};
+DemandUncertainty demand_uncertainty(const DemandSummary& d);
 
 enum class Pattern { cloud_first, owned_baseline_cloud_burst, cloud_training_owned_serving };
 const char* to_string(Pattern p);  // "cloud-first", "owned baseline + cloud burst", ...

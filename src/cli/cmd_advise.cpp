@@ -31,21 +31,43 @@ struct AdviseFlags {
   std::string gpu_hours_per_month;  // question 1 a month: x 168/730 a week
 };
 
+// One answer and where it came from: text to read (a flag, the answers file, the prompt), or a
+// number already measured or converted (the --demand log, --gpu-hours-per-month).
 struct Answered {
-  std::string text, source;
-  bool from_demand = false;  // read from --demand FILE (source says so in words)
+  io::AnswerOrigin origin = io::AnswerOrigin::flag;
+  std::string text;
+  double value = 0;  // derived answers
+  std::string file;
+  int line = 0;
+  bool derived() const {
+    return origin == io::AnswerOrigin::per_month_flag || origin == io::AnswerOrigin::demand_hours ||
+           origin == io::AnswerOrigin::demand_steady || origin == io::AnswerOrigin::demand_spread;
+  }
 };
 
-void from_demand(const std::string& file, std::map<std::string, Answered>& got) {
+Answered given(io::AnswerOrigin origin, const std::string& text, const std::string& file = {}, int line = 0) {
+  return Answered{origin, text, 0, file, line};
+}
+
+Answered derived(io::AnswerOrigin origin, double value, const std::string& file = {}) { return Answered{origin, "", value, file, 0}; }
+
+io::DemandFacts from_demand(const std::string& file, std::map<std::string, Answered>& got) {
   const io::JobLog log = io::load_job_log(file);
   const DemandSummary d = summarise_demand(log.jobs);
   if (d.jobs == 0) throw InputError(SourceLocation{file, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
-  std::string basis;
-  const double u = demand_uncertainty(d, &basis);
-  got.emplace("gpu_hours_per_week", Answered{num(d.gpu_hours_per_week, 2), "demand " + file, true});
-  got.emplace("steady_share", Answered{num(100 * steady_share(d), 1) + "%",
-                                       "demand " + file + ": GPU-hours under the p50 of GPUs busy (" + num(d.baseline_gpus, 0) + ")", true});
-  got.emplace("uncertainty", Answered{num(100 * u, 1) + "%", "demand " + file + ": " + basis, true});
+  const io::DemandFacts facts{d.baseline_gpus, demand_uncertainty(d)};
+  got.emplace("gpu_hours_per_week", derived(io::AnswerOrigin::demand_hours, d.gpu_hours_per_week, file));
+  got.emplace("steady_share", derived(io::AnswerOrigin::demand_steady, steady_share(d), file));
+  got.emplace("uncertainty", derived(io::AnswerOrigin::demand_spread, facts.uncertainty.value, file));
+  return facts;
+}
+
+// A derived answer's number into its field: the three questions a log or a unit converts.
+void set_derived(AdviceAnswers& a, const std::string& key, double value) {
+  if (key == "gpu_hours_per_week") a.gpu_hours_per_week = value;
+  else if (key == "steady_share") a.steady_share = value;
+  else if (key == "uncertainty") a.uncertainty = value;
+  else throw std::logic_error("no derived answer to " + key);
 }
 
 bool needed(const std::string& key, const std::map<std::string, Answered>& got) {
@@ -68,7 +90,7 @@ void prompt(std::map<std::string, Answered>& got) {
       AdviceAnswers scratch;
       const auto problem = io::apply_answer(scratch, q.key, line);
       if (!problem) {
-        got[q.key] = Answered{line, "prompt"};
+        got[q.key] = given(io::AnswerOrigin::prompt, line);
         break;
       }
       std::cerr << "  " << *problem << "\n";
@@ -77,44 +99,52 @@ void prompt(std::map<std::string, Answered>& got) {
   }
 }
 
-std::map<std::string, Answered> collect(const AdviseFlags& f) {
-  std::map<std::string, Answered> got;
+struct Collected {
+  std::map<std::string, Answered> answers;
+  std::optional<io::DemandFacts> demand;
+};
+
+Collected collect(const AdviseFlags& f) {
+  Collected c;
+  auto& got = c.answers;
   for (const auto& [key, text] : f.answers)
-    if (!text.empty()) got[key] = Answered{text, "flag"};
+    if (!text.empty()) got[key] = given(io::AnswerOrigin::flag, text);
   if (!f.gpu_hours_per_month.empty()) {
     if (got.count("gpu_hours_per_week")) bad_flag("--gpu-hours-per-month", "give --gpu-hours-per-week or --gpu-hours-per-month, not both");
     auto v = parse_count(f.gpu_hours_per_month);
     if (!v) bad_flag("--gpu-hours-per-month", v.error);
-    got["gpu_hours_per_week"] = Answered{num(per_month_to_per_week(*v.value), 6), "flag --gpu-hours-per-month x 168/730"};
+    got["gpu_hours_per_week"] = derived(io::AnswerOrigin::per_month_flag, per_month_to_per_week(*v.value));
   }
   if (!f.answers_file.empty())
     for (const auto& [key, a] : io::load_advice_answers(f.answers_file))
-      got.emplace(key, Answered{a.text, a.where.path + ":" + std::to_string(a.where.line)});
-  if (!f.costs.demand.empty()) from_demand(f.costs.demand, got);
+      got.emplace(key, given(io::AnswerOrigin::answers_file, a.text, a.where.path, a.where.line));
+  if (!f.costs.demand.empty()) c.demand = from_demand(f.costs.demand, got);
   std::string missing;
   for (const auto& q : io::advice_questions())
     if (!got.count(q.key) && needed(q.key, got)) missing += std::string(missing.empty() ? "" : ", ") + q.flag;
-  if (missing.empty()) return got;
+  if (missing.empty()) return c;
   if (::isatty(STDIN_FILENO) == 0)
     throw InputError("missing answers: " + missing + " (give them as flags, in --answers FILE, derive the measurable ones with --demand FILE, or run on a terminal to be asked)");
   prompt(got);
-  return got;
+  return c;
 }
 
 TcoAnalysis analyse(const BuyVsRentSetup& s) { return analyse_buy_vs_rent(s).a; }
 
 int run_advise(const Context& ctx, const AdviseFlags& f) {
-  const std::map<std::string, Answered> got = collect(f);
+  const Collected got = collect(f);
   AdviceAnswers a;
   std::vector<io::AnswerRow> rows;
   for (const auto& q : io::advice_questions()) {
-    const auto it = got.find(q.key);
-    if (it == got.end()) continue;
-    if (auto problem = io::apply_answer(a, q.key, it->second.text)) bad_flag(q.flag, *problem);
-    rows.push_back({q.key, q.question, it->second.text, it->second.source});
+    const auto it = got.answers.find(q.key);
+    if (it == got.answers.end()) continue;
+    const Answered& x = it->second;
+    if (x.derived()) set_derived(a, q.key, x.value);
+    else if (auto problem = io::apply_answer(a, q.key, x.text)) bad_flag(q.flag, *problem);
+    rows.push_back({q.key, q.question, x.origin, x.text, x.file, x.line});
   }
   BuyVsRentFlags costs = f.costs;
-  if (!got.at("gpu_hours_per_week").from_demand) {  // hours given: steady demand at that rate
+  if (got.answers.at("gpu_hours_per_week").origin != io::AnswerOrigin::demand_hours) {  // hours given: steady demand at that rate
     costs.demand.clear();
     costs.known.gpu_hours_per_week = a.gpu_hours_per_week;
   }
@@ -132,9 +162,8 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
     serving = analyse(build_buy_vs_rent(ctx, sc));
   }
   const Advice advice = advise(a, s.in, training, serving ? &*serving : nullptr);
-  rows.push_back({"cost_of_idle", "6. What is the cost of idle hardware?", io::money_text(advice.idle_gpu_per_month, s.run.currency, 0, ctx.money_style()) +
-                  " per owned GPU-month", "computed (buy-vs-rent terms)"});
-  io::AdviseContext c{s.gpu->id, s.run.currency, rows, &training, serving ? &*serving : nullptr};
+  rows.push_back({"cost_of_idle", "6. What is the cost of idle hardware?", io::AnswerOrigin::computed_idle, "", "", 0});
+  io::AdviseContext c{s.gpu->id, s.run.currency, rows, a, got.demand, &training, serving ? &*serving : nullptr};
   Report r;
   r.json = io::advise_json(advice, c);
   r.json["purchase"] = io::purchase_json(s.purchase);  // the owned side's price, duty and tax, as buy-vs-rent shows them

@@ -160,7 +160,8 @@ double steady_share(const DemandSummary& d) {
   return all > 0 ? under / all : 0;
 }
 
-double demand_uncertainty(const DemandSummary& d, std::string* basis) {
+DemandUncertainty demand_uncertainty(const DemandSummary& d) {
+  DemandUncertainty u;
   const auto& days = d.daily_gpu_hours;
   if (days.size() >= 21) {
     std::vector<double> weeks;
@@ -169,11 +170,15 @@ double demand_uncertainty(const DemandSummary& d, std::string* basis) {
       for (std::size_t i = w; i < w + 7; ++i) sum += days[i];
       weeks.push_back(sum);
     }
-    if (basis) *basis = "coefficient of variation of " + std::to_string(weeks.size()) + " whole weeks' GPU-hours";
-    return cv(weeks);
+    u.weekly = true;
+    u.periods = weeks.size();
+    u.measured = cv(weeks);
+  } else {
+    u.periods = days.size();
+    u.measured = cv(days);
   }
-  if (basis) *basis = "coefficient of variation of " + std::to_string(days.size()) + " days' GPU-hours (under 3 weeks of log)";
-  return cv(days);
+  u.value = std::min(u.measured, 1.0);
+  return u;
 }
 
 Advice advise(const AdviceAnswers& a, const TcoInputs& in, const TcoAnalysis& t, const TcoAnalysis* serving) {

@@ -64,6 +64,19 @@ has out '"source": "demand ' "derived from the log"
 expect 0 "flags win over the file" -- "$G" advise "${TERMS[@]}" --answers "$TMP/answers.yaml" --demand "$CSV" --checkpoints yes --format json </dev/null
 has out '"checkpoint_before_spot": false' "flag answer used"
 
+# A bursty log: 64 GPUs on the first day, one on each of the next eleven. Its daily GPU-hours
+# spread by 279%; question 2's ± share stops at 100% and the source says what was measured.
+{
+  echo "id,name,user,team,partition,submit,start,end,gpus,state"
+  for d in $(seq 1 12); do
+    day=$(printf '2026-10-%02d' "$d")
+    echo "$d,train,a,t,gpu,${day}T01:00:00,${day}T01:00:00,${day}T21:00:00,$([ "$d" = 1 ] && echo 64 || echo 1),COMPLETED"
+  done
+} >"$TMP/bursty.csv"
+expect 0 "a bursty log" -- "$G" advise "${TERMS[@]}" --demand "$TMP/bursty.csv" "${STARTUP[@]:6}" --format json </dev/null
+has out '"answer": "100.0%"' "the spread capped"
+has out 'measured 278.6%, capped at 100%' "the measured spread said"
+
 printf 'steady_share: 10%%\ninterruptible: lots\n' >"$TMP/bad.yaml"
 expect 2 "bad value in the file" -- "$G" advise "${TERMS[@]}" --answers "$TMP/bad.yaml" </dev/null
 has err "bad\.yaml:2:[0-9]+: field 'interruptible'" "file:line:col and field"

@@ -210,11 +210,45 @@ TEST_CASE("measurable answers from a job log: steady share and uncertainty", "[a
   CHECK(d.baseline_gpus == 2);
   CHECK(steady_share(d) == Approx(20.0 / 28.0));
   // One day only: no spread to measure.
-  std::string basis;
-  CHECK(demand_uncertainty(d, &basis) == 0);
-  CHECK(basis.find("1 days") != std::string::npos);
+  const DemandUncertainty one = demand_uncertainty(d);
+  CHECK(one.value == 0);
+  CHECK_FALSE(one.weekly);
+  CHECK(one.periods == 1);
   // Two days of 10 and 30 GPU-hours: mean 20, deviation 10, CV 0.5.
   jobs[0].end = 10 * kH, jobs[0].gpus = 1;
   jobs[1].start = 86400, jobs[1].end = 86400 + 10 * kH, jobs[1].gpus = 3;
-  CHECK(demand_uncertainty(summarise_demand(jobs)) == Approx(0.5));
+  const DemandUncertainty two = demand_uncertainty(summarise_demand(jobs));
+  CHECK(two.value == Approx(0.5));
+  CHECK(two.periods == 2);
+  CHECK_FALSE(two.capped());
+}
+
+TEST_CASE("a bursty log's uncertainty is capped at 100 percent, the measured spread kept", "[advise]") {
+  // Day 0: 64 GPUs for 10 h; days 1-11: 1 GPU for 10 h. The CV of the 12 days is about 3.
+  std::vector<Job> jobs(12);
+  for (int i = 0; i < 12; ++i) {
+    jobs[i].start = i * 86400.0;
+    jobs[i].end = jobs[i].start + 10 * kH;
+    jobs[i].gpus = i == 0 ? 64 : 1;
+  }
+  const DemandUncertainty u = demand_uncertainty(summarise_demand(jobs));
+  CHECK(u.measured > 2.5);
+  CHECK(u.value == 1.0);
+  CHECK(u.capped());
+  CHECK(u.periods == 12);
+}
+
+TEST_CASE("three weeks or more of log: the spread of whole weeks", "[advise]") {
+  // 21 days, 1 GPU for 10 h a day in weeks 1 and 3, 3 GPUs in week 2: weekly 70, 210, 70.
+  std::vector<Job> jobs(21);
+  for (int i = 0; i < 21; ++i) {
+    jobs[i].start = i * 86400.0;
+    jobs[i].end = jobs[i].start + 10 * kH;
+    jobs[i].gpus = i / 7 == 1 ? 3 : 1;
+  }
+  const DemandUncertainty u = demand_uncertainty(summarise_demand(jobs));
+  CHECK(u.weekly);
+  CHECK(u.periods == 3);
+  // mean 350/3, population deviation sqrt(((70-116.7)^2 x 2 + (210-116.7)^2) / 3) = 66.0
+  CHECK(u.value == Approx(66.0 / (350.0 / 3)).epsilon(0.01));
 }

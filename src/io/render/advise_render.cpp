@@ -25,6 +25,42 @@ json tco_numbers(const TcoAnalysis& t) {
           {"uncertainty_rule_applied", t.decision.rule_applied}};
 }
 
+std::string answer_text(const AnswerRow& r, const Advice& a, const AdviseContext& c, MoneyStyle style) {
+  switch (r.origin) {
+    case AnswerOrigin::flag:
+    case AnswerOrigin::answers_file:
+    case AnswerOrigin::prompt: return r.text;
+    case AnswerOrigin::per_month_flag: return num(c.values.gpu_hours_per_week, 6);
+    case AnswerOrigin::demand_hours: return num(c.values.gpu_hours_per_week, 2);
+    case AnswerOrigin::demand_steady: return num(100 * c.values.steady_share, 1) + "%";
+    case AnswerOrigin::demand_spread: return num(100 * c.values.uncertainty, 1) + "%";
+    case AnswerOrigin::computed_idle: return money_text(a.idle_gpu_per_month, c.currency, 0, style) + " per owned GPU-month";
+  }
+  return {};
+}
+
+std::string spread_basis(const DemandUncertainty& u) {
+  std::string out = "coefficient of variation of " + std::to_string(u.periods) +
+                    (u.weekly ? " whole weeks' GPU-hours" : " days' GPU-hours (under 3 weeks of log)");
+  if (u.capped()) out += "; measured " + num(100 * u.measured, 1) + "%, capped at 100% (the low end of demand is already zero)";
+  return out;
+}
+
+std::string source_text(const AnswerRow& r, const AdviseContext& c) {
+  switch (r.origin) {
+    case AnswerOrigin::flag: return "flag";
+    case AnswerOrigin::per_month_flag: return "flag --gpu-hours-per-month x 168/730";
+    case AnswerOrigin::answers_file: return r.file + ":" + std::to_string(r.line);
+    case AnswerOrigin::prompt: return "prompt";
+    case AnswerOrigin::demand_hours: return "demand " + r.file;
+    case AnswerOrigin::demand_steady:
+      return "demand " + r.file + ": GPU-hours under the p50 of GPUs busy (" + num(c.demand ? c.demand->baseline_gpus : 0, 0) + ")";
+    case AnswerOrigin::demand_spread: return "demand " + r.file + ": " + spread_basis(c.demand ? c.demand->uncertainty : DemandUncertainty{});
+    case AnswerOrigin::computed_idle: return "computed (buy-vs-rent terms)";
+  }
+  return {};
+}
+
 Table numbers_table(const Advice& a, const AdviseContext& c, MoneyStyle style) {
   Table t;
   t.title = "The buy-vs-rent numbers behind it (" + c.gpu + ", per month)";
@@ -89,7 +125,8 @@ json advise_json(const Advice& a, const AdviseContext& c) {
                      {"gpu_hours_per_week", w.gpu_hours_per_week},
                      {"run_on", to_string(w.where)},
                      {"why", placement_why_text(w)}});
-  for (const auto& r : c.answers) answers.push_back({{"key", r.key}, {"question", r.question}, {"answer", r.answer}, {"source", r.source}});
+  for (const auto& r : c.answers)
+    answers.push_back({{"key", r.key}, {"question", r.question}, {"answer", answer_text(r, a, c, MoneyStyle{})}, {"source", source_text(r, c)}});
   json out = {{"pattern", to_string(a.pattern)},
               {"gpu", c.gpu},
               {"currency", c.currency},
@@ -114,7 +151,7 @@ std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c, MoneyS
   ans.columns = {"question", "answer", "from"};
   ans.cuttable = {0};  // questions lead with their number; --wide prints them whole
   ans.min_cut = 40;   // ... and stay readable: the trailing "from" column wraps instead
-  for (const auto& r : c.answers) ans.rows.push_back({r.question, r.answer, r.source});
+  for (const auto& r : c.answers) ans.rows.push_back({r.question, answer_text(r, a, c, style), source_text(r, c)});
   out.push_back(ans);
   if (!a.would_change.empty()) out.push_back(list_table("What would change the answer", "if", change_lines(a)));
   return out;

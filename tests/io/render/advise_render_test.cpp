@@ -48,7 +48,7 @@ AdviseContext context(const TcoAnalysis* training, const TcoAnalysis* serving) {
   AdviseContext c;
   c.gpu = "h100";
   c.currency = "USD";
-  c.answers = {{"utilization", "1. How busy are the GPUs?", "80%", "flag --utilization"}};
+  c.answers = {{"utilization", "1. How busy are the GPUs?", AnswerOrigin::flag, "80%", "", 0}};
   c.training = training;
   c.serving = serving;
   return c;
@@ -66,7 +66,7 @@ TEST_CASE("advise JSON: the pattern, the split, the answers and the numbers behi
       "why": "the owned GPUs buy-vs-rent chose (2), kept busy"})"));
   CHECK(j["would_change"] == nlohmann::json::array({"a team able to run Slurm or Kubernetes could own 2 GPUs"}));
   CHECK(j["answers"][0] == nlohmann::json::parse(R"({"key": "utilization", "question": "1. How busy are the GPUs?", "answer": "80%",
-      "source": "flag --utilization"})"));
+      "source": "flag"})"));
   CHECK(j["idle_gpu_per_month"] == 750.4);
   CHECK(j["rules"] == nlohmann::json::parse(R"({"uncertainty_30_50": true, "checkpoint_before_spot": false})"));
   CHECK(j["training"] == nlohmann::json::parse(R"({"verdict": "BUY", "owned_gpus": 2, "rent_per_month": 2920, "own_fleet_per_month": 2000,
@@ -101,7 +101,7 @@ TEST_CASE("advise's tables: pattern, split, numbers, answers and what would chan
                                                         {"payback", "2.5 months"},
                                                         {"6. cost of idle hardware: one owned GPU idle", "750 USD"}});
   CHECK(tables[3].title == "Answers");
-  CHECK(tables[3].rows == std::vector<std::vector<std::string>>{{"1. How busy are the GPUs?", "80%", "flag --utilization"}});
+  CHECK(tables[3].rows == std::vector<std::vector<std::string>>{{"1. How busy are the GPUs?", "80%", "flag"}});
   CHECK(tables[4].title == "What would change the answer");
   CHECK(tables[4].rows == std::vector<std::vector<std::string>>{{"a team able to run Slurm or Kubernetes could own 2 GPUs"}});
   const auto with_serving = advise_tables(baseline_and_bursts(), context(&t, &t), automatic);
@@ -109,4 +109,65 @@ TEST_CASE("advise's tables: pattern, split, numbers, answers and what would chan
   Advice settled = baseline_and_bursts();
   settled.would_change.clear();
   CHECK(advise_tables(settled, context(&t, nullptr), automatic).size() == 4);
+}
+
+namespace {
+
+// Every origin once: as given (flag, file, prompt), converted (a month's hours a week), measured
+// in a log, and computed (question 6).
+AdviseContext every_origin(const TcoAnalysis* t, bool capped) {
+  AdviseContext c = context(t, nullptr);
+  c.currency = "INR";
+  c.values.gpu_hours_per_week = 350.004;
+  c.values.steady_share = 0.7142857;
+  c.values.uncertainty = capped ? 1.0 : 0.2504;
+  DemandUncertainty u;
+  u.value = c.values.uncertainty;
+  u.measured = capped ? 2.786 : 0.2504;
+  u.weekly = !capped;
+  u.periods = capped ? 12 : 4;
+  c.demand = DemandFacts{2, u};
+  c.answers = {{"gpu_hours_per_week", "1. GPU-hours a week?", AnswerOrigin::demand_hours, "", "jobs.csv", 0},
+               {"steady_share", "2. Steady share?", AnswerOrigin::demand_steady, "", "jobs.csv", 0},
+               {"uncertainty", "2. How far off?", AnswerOrigin::demand_spread, "", "jobs.csv", 0},
+               {"interruptible", "3. Interruptible?", AnswerOrigin::answers_file, "60%", "answers.yaml", 5},
+               {"checkpoints", "3. Checkpoints?", AnswerOrigin::prompt, "yes", "", 0},
+               {"cost_of_idle", "6. Idle?", AnswerOrigin::computed_idle, "", "", 0}};
+  return c;
+}
+
+std::vector<std::vector<std::string>> answer_rows(const AdviseContext& c, MoneyStyle style) {
+  Advice a = baseline_and_bursts();
+  a.idle_gpu_per_month = 123456.7;
+  return advise_tables(a, c, style)[3].rows;
+}
+
+}  // namespace
+
+TEST_CASE("advise's answers: derived numbers worded where they came from, money grouped for people only", "[render][advise]") {
+  const TcoAnalysis t = buy_two();
+  const AdviseContext c = every_origin(&t, false);
+  CHECK(answer_rows(c, automatic) == std::vector<std::vector<std::string>>{
+                                         {"1. GPU-hours a week?", "350.00", "demand jobs.csv"},
+                                         {"2. Steady share?", "71.4%", "demand jobs.csv: GPU-hours under the p50 of GPUs busy (2)"},
+                                         {"2. How far off?", "25.0%", "demand jobs.csv: coefficient of variation of 4 whole weeks' GPU-hours"},
+                                         {"3. Interruptible?", "60%", "answers.yaml:5"},
+                                         {"3. Checkpoints?", "yes", "prompt"},
+                                         {"6. Idle?", "1,23,457 INR per owned GPU-month", "computed (buy-vs-rent terms)"}});
+  CHECK(answer_rows(c, MoneyStyle{DigitGrouping::none}).back()[1] == "123457 INR per owned GPU-month");
+  // JSON keeps the automatic grouping: --grouping is for tables.
+  Advice a = baseline_and_bursts();
+  a.idle_gpu_per_month = 123456.7;
+  CHECK(advise_json(a, c)["answers"][5]["answer"] == "1,23,457 INR per owned GPU-month");
+}
+
+TEST_CASE("advise's answers: a month's hours a week, and a log's spread capped at 100 percent", "[render][advise]") {
+  const TcoAnalysis t = buy_two();
+  AdviseContext c = every_origin(&t, true);
+  c.answers[0].origin = AnswerOrigin::per_month_flag;
+  const auto rows = answer_rows(c, automatic);
+  CHECK(rows[0] == std::vector<std::string>{"1. GPU-hours a week?", "350.004000", "flag --gpu-hours-per-month x 168/730"});
+  CHECK(rows[2] == std::vector<std::string>{"2. How far off?", "100.0%",
+                                            "demand jobs.csv: coefficient of variation of 12 days' GPU-hours (under 3 weeks of log); "
+                                            "measured 278.6%, capped at 100% (the low end of demand is already zero)"});
 }
