@@ -5,7 +5,6 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/run_inputs.hpp"
-#include "cli/uncertainty.hpp"
 #include "gpuplan/calibrate.hpp"
 #include "io/catalogs/profile_yaml.hpp"
 #include "io/render/calibrate_render.hpp"

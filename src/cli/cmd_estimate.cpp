@@ -152,7 +152,11 @@ int run_estimate(const Context& ctx, const EstimateFlags& f) {
     r.json["owned"] = owned_offer_json(*owned);
     for (const auto& n : owned_offer_notes(*owned, er.run.currency, ctx.money_style())) r.notes.push_back(n);
   }
-  add_error_bars(ctx, r, total, er.workload);  // JSON "error_bars" and a note (cli/uncertainty.cpp)
+  io::ErrorBars bars = model_bands(ctx, er.workload.method == Method::inference);
+  bars.per_gpu_bytes = total;
+  if (er.time) bars.tokens_per_second = er.time->step.tokens_per_second;
+  r.json["error_bars"] = io::error_bars_json(bars);
+  for (auto& n : io::error_bars_notes(bars)) r.notes.push_back(std::move(n));
   ctx.print_report(r);
   return code;
 }
