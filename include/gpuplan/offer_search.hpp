@@ -86,11 +86,24 @@ const PricedOffer* best_offer(const std::vector<PricedOffer>& ranked);
 bool prices_stale(const Provider& p, const RunSettings& run);
 // Whether the row's totals include tax (the basis asked for and a known rate).
 bool tax_included(const Provider& p, const RunSettings& run);
-// One line per stale sheet among `offers`, and one when some totals include tax and others
-// cannot (no rate on their sheet): warnings for the user, in the order found.
-std::vector<std::string> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run);
+// What to check before trusting a price: a sheet older than --stale-after or undated, or totals
+// on two tax bases (some include tax, the `untaxed` sheets state no rate). Worded by
+// io/render/price_warning_text.
+enum class PriceWarningKind { stale, undated, mixed_tax };
+struct PriceWarning {
+  PriceWarningKind kind = PriceWarningKind::stale;
+  std::string provider;               // stale, undated
+  std::string prices_as_of;           // stale, undated: the sheet's date as written
+  long age_days = 0;                  // stale
+  int stale_after_days = 0;           // stale
+  std::vector<std::string> untaxed;   // mixed_tax
+  bool operator==(const PriceWarning&) const = default;
+};
+// One warning per stale sheet among `offers`, and one when some totals include tax and others
+// cannot (no rate on their sheet), in the order found.
+std::vector<PriceWarning> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run);
 // The same for the sheets a command priced from (plan's chosen offers, serve's options, check's
 // specs): every command that prices offers warns from here, in the same words.
-std::vector<std::string> price_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run);
+std::vector<PriceWarning> price_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run);
 
 }  // namespace gpuplan

@@ -18,6 +18,7 @@
 #include "gpuplan/tco_defaults.hpp"
 #include "gpuplan/tco_purchase.hpp"
 #include "gpuplan/units.hpp"
+#include "io/render/price_warning_text.hpp"
 #include "io/render/tco_render.hpp"
 #include "io/text/files.hpp"
 #include "io/usage/job_log.hpp"
@@ -326,7 +327,7 @@ std::vector<std::string> rent_price_warnings(const BuyVsRentSetup& s) {
   add(s.in.rent.offers);
   add(s.spot.offers);
   for (const auto& c : s.commitments) add(c.second);
-  return price_warnings(sheets, s.run);
+  return io::price_warning_texts(price_warnings(sheets, s.run));
 }
 
 }  // namespace

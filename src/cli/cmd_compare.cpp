@@ -11,6 +11,7 @@
 #include "cli/run_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "gpuplan/offer_rows.hpp"
+#include "io/render/price_warning_text.hpp"
 #include "io/catalogs/shipped_data.hpp"
 #include "io/render/compare_report.hpp"
 
@@ -105,7 +106,7 @@ int run_compare(const Context& ctx, const CompareFlags& f) {
   rank_offers(rows.priced, f.sort == "time");
   collapse_regions(rows.priced);
   summarize(cr, rows);
-  for (const auto& w : cr.warnings) ctx.warn(w);
+  for (const auto& w : cr.warnings) ctx.warn(io::price_warning_text(w));
   auto full = [&](const OfferRow& row) { return price_row(row, m, pc, cr.workload, cr.run); };
   const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(f.top), rows.priced.size());
   for (std::size_t i = 0; i < top; ++i) cr.shown.push_back(full(rows.priced[i]));

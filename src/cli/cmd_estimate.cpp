@@ -18,6 +18,7 @@
 #include "gpuplan/units.hpp"
 #include "io/render/estimate_report.hpp"
 #include "io/render/exclusion_text.hpp"
+#include "io/render/price_warning_text.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -72,7 +73,7 @@ int price_offers(const Context& ctx, const EstimateFlags& f, const ModelArch& m,
     r.cost_notes.push_back(owned->offer().key() + " cannot run this job on its " + count_of(owned->gpus, "GPU"));
   rank_offers(set.priced, false);
   collapse_regions(set.priced);
-  for (const auto& msg : price_warnings(set.priced, r.run)) ctx.warn(msg);
+  for (const auto& msg : io::price_warning_texts(price_warnings(set.priced, r.run))) ctx.warn(msg);
   if (f.cost_rows < 1) bad_flag("--cost-rows", "expected 1 or more");
   const std::size_t rows = f.filter.offers.empty() ? static_cast<std::size_t>(f.cost_rows) : set.priced.size();
   r.offers.assign(set.priced.begin(), set.priced.begin() + static_cast<std::ptrdiff_t>(std::min(rows, set.priced.size())));

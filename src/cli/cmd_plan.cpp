@@ -19,6 +19,7 @@
 #include "gpuplan/engine_support.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/units.hpp"
+#include "io/render/price_warning_text.hpp"
 #include "io/render/plan_report.hpp"
 
 namespace gpuplan::cli {
@@ -181,7 +182,7 @@ void check_size(const PlanSpace& space, const PlanInputs& in) {
 void add_price_warnings(const Context& ctx, Report& r, const PlanInputs& in, const PlanResult& res, const RunSettings& run) {
   std::vector<const Provider*> sheets;
   for (const Candidate& c : res.best) sheets.push_back(in.offers[static_cast<std::size_t>(c.offer)].provider);
-  const std::vector<std::string> warnings = price_warnings(sheets, run);
+  const std::vector<std::string> warnings = io::price_warning_texts(price_warnings(sheets, run));
   for (const auto& w : warnings) ctx.warn(w);
   r.json["warnings"] = warnings;
 }

@@ -14,6 +14,7 @@
 #include "gpuplan/memory.hpp"
 #include "gpuplan/serving.hpp"
 #include "gpuplan/serving_routes.hpp"
+#include "io/render/price_warning_text.hpp"
 #include "io/render/serve_render.hpp"
 
 namespace gpuplan::cli {
@@ -74,7 +75,7 @@ std::vector<std::string> shown_price_warnings(const std::vector<io::ServeRoute>&
   for (const io::ServeRoute& route : routes)
     for (std::size_t i = 0; i < route.search.options.size() && i < top; ++i)
       if (route.search.options[i].where.provider->id != "cpu-box") sheets.push_back(route.search.options[i].where.provider);
-  return price_warnings(sheets, run);
+  return io::price_warning_texts(price_warnings(sheets, run));
 }
 
 int run_serve(const Context& ctx, const ServeFlags& f) {

@@ -13,6 +13,7 @@
 #include "gpuplan/name_match.hpp"
 #include "gpuplan/workload.hpp"
 #include "gpuplan/units.hpp"
+#include "io/render/price_warning_text.hpp"
 #include "io/render/exclusion_text.hpp"
 
 namespace gpuplan::cli {
@@ -386,7 +387,7 @@ PricedExperiment price_experiment(const Context& ctx, const Experiment& x, const
     }
     const PricedOffer& best = *chosen;
     out.best = best;
-    out.price_warnings = price_warnings(std::vector<const Provider*>{best.provider}, run);
+    out.price_warnings = io::price_warning_texts(price_warnings(std::vector<const Provider*>{best.provider}, run));
     c.priced = true;
     c.cost = best.total.value_or(0);
     c.gpu_hours = best.eval.cost ? best.eval.cost->gpu_hours : 0;

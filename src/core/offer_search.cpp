@@ -305,45 +305,46 @@ bool tax_included(const Provider& p, const RunSettings& run) {
 
 namespace {
 
-void stale_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run, std::vector<std::string>& out) {
+void stale_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run, std::vector<PriceWarning>& out) {
   for (const Provider* p : sheets) {
     if (!prices_stale(*p, run)) continue;
     const auto age = prices_age_days(*p, run.today);
-    out.push_back(p->id + ": prices " +
-                  (age ? "dated " + p->prices_as_of + ", " + std::to_string(*age) + " days old (over --stale-after " +
-                             std::to_string(run.stale_after_days) + ")"
-                       : "carry no date (" + p->prices_as_of + ")") +
-                  "; check them before deciding");
+    PriceWarning w;
+    w.kind = age ? PriceWarningKind::stale : PriceWarningKind::undated;
+    w.provider = p->id;
+    w.prices_as_of = p->prices_as_of;
+    w.age_days = age.value_or(0);
+    w.stale_after_days = run.stale_after_days;
+    out.push_back(std::move(w));
   }
 }
 
-void mixed_tax_warning(const std::vector<const Provider*>& sheets, const RunSettings& run, std::vector<std::string>& out) {
+void mixed_tax_warning(const std::vector<const Provider*>& sheets, const RunSettings& run, std::vector<PriceWarning>& out) {
   const RunInputs& b = run.spec.bill;
   if (b.tax_basis == TaxBasis::exclusive || b.input_tax_credit || b.tax_rate) return;
-  std::string names;
+  PriceWarning w;
+  w.kind = PriceWarningKind::mixed_tax;
   bool some_with = false;
   for (const Provider* p : sheets) {
     if (tax_included(*p, run)) some_with = true;
-    else names += (names.empty() ? "" : ", ") + p->id;
+    else w.untaxed.push_back(p->id);
   }
-  if (!some_with || names.empty()) return;
-  out.push_back("totals mix bases: " + names + " state no tax rate, so their totals exclude tax; give --tax RATE or "
-                "--tax-basis exclusive to compare on one basis");
+  if (some_with && !w.untaxed.empty()) out.push_back(std::move(w));
 }
 
 }  // namespace
 
-std::vector<std::string> price_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run) {
+std::vector<PriceWarning> price_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run) {
   std::vector<const Provider*> unique;
   for (const Provider* p : sheets)
     if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(p);
-  std::vector<std::string> out;
+  std::vector<PriceWarning> out;
   stale_warnings(unique, run, out);
   mixed_tax_warning(unique, run, out);
   return out;
 }
 
-std::vector<std::string> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run) {
+std::vector<PriceWarning> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run) {
   std::vector<const Provider*> sheets;
   sheets.reserve(offers.size());
   for (const auto& o : offers) sheets.push_back(o.provider);

@@ -1,5 +1,6 @@
 // compare's report.
 #include "io/render/compare_report.hpp"
+#include "io/render/price_warning_text.hpp"
 
 #include <algorithm>
 
@@ -50,7 +51,7 @@ nlohmann::json compare_json(const CompareReport& r) {
   j["offers"] = nlohmann::json::array();
   for (const auto& p : r.shown) j["offers"].push_back(offer_json(p, r.run));
   j["excluded"] = excluded_json(r.excluded, r.run.spec.bill.pricing);
-  j["warnings"] = r.warnings;
+  j["warnings"] = price_warning_texts(r.warnings);
   if (r.sheets.empty()) return j;
   j["sheets"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.sheets.size(); ++i) {

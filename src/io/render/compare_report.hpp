@@ -31,7 +31,7 @@ struct CompareReport {
   std::vector<PricedOffer> excluded;   // those offers, built only when printed (JSON, --explain)
   double best_cost = 0;                // the top row's sort_cost()
   bool limits_met = false;             // some ranked row meets the budget and deadline
-  std::vector<std::string> warnings;   // price_warnings of the ranked rows' sheets
+  std::vector<PriceWarning> warnings;  // price_warnings of the ranked rows' sheets
   std::vector<SheetProviders> sheets;  // --sheet files, in the order given
   std::vector<std::optional<PricedOffer>> sheet_best;  // each sheet's best-ranked row, by `sheets`
   bool explain = false;

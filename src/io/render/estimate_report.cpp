@@ -1,5 +1,6 @@
 // estimate's report: JSON, tables and notes from the typed value the command filled.
 #include "io/render/estimate_report.hpp"
+#include "io/render/price_warning_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -203,7 +204,7 @@ nlohmann::json estimate_json(const EstimateReport& r) {
   j["offers"] = nlohmann::json::array();
   for (const auto& p : r.offers) j["offers"].push_back(offer_json(p, r.run));
   j["cost"] = j["offers"];
-  j["warnings"] = price_warnings(r.offers, r.run);
+  j["warnings"] = price_warning_texts(price_warnings(r.offers, r.run));
   j["time"] = time_json(r);
   return j;
 }
