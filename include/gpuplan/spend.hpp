@@ -29,7 +29,8 @@ struct MonthBurn {
   double burn_per_day = 0;       // spent / days_elapsed
   double forecast = 0;           // spent + burn_per_day * days left; just `spent` when none is made
   bool forecast_made = false;    // false before kMinForecastDays of history
-  std::string forecast_method;   // how the forecast was made, or why there is none
+  int forecast_needs_days = 0;   // the days of history a forecast needs (made or not; 0 before the period)
+  std::string last_day;          // YYYY-MM-DD the forecast runs to
   std::optional<double> cap;
   std::string crosses_on;        // YYYY-MM-DD the cap is first exceeded; "" when it is not this month
   bool crossing_forecast = false;  // crosses_on is projected, not observed in the ledger

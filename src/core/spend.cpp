@@ -43,13 +43,11 @@ MonthBurn burn_of(const RecordRefs& records, const Period& period, const std::st
   b.forecast = b.spent;
   if (b.days_elapsed <= 0 || b.days_in_month <= 0) return b;
   b.burn_per_day = b.spent / b.days_elapsed;
-  const int needed = std::min(kMinForecastDays, (period.days + 1) / 2);
-  if (b.days_elapsed < needed) {
-    b.forecast_method = "none: " + std::to_string(b.days_elapsed) + " of " + std::to_string(needed) + " days a forecast needs";
-  } else {
+  b.forecast_needs_days = std::min(kMinForecastDays, (period.days + 1) / 2);
+  b.last_day = period.last;
+  if (b.days_elapsed >= b.forecast_needs_days) {
     b.forecast_made = true;
     b.forecast = b.spent + b.burn_per_day * (b.days_in_month - b.days_elapsed);
-    b.forecast_method = "linear: the average of " + std::to_string(b.days_elapsed) + " days, continued to " + period.last;
   }
   if (!cap) return b;
   b.crosses_on = observed_crossing(records, period, as_of, *cap);

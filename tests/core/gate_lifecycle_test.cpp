@@ -121,10 +121,11 @@ TEST_CASE("report: max_cost caps each run, and forecasts wait for a week of hist
   SpendReport r = build_spend_report(p, ledger, {}, {s}, "2026-12-03");
   CHECK(r.alerts.empty());
   CHECK_FALSE(r.total.forecast_made);
-  CHECK(r.total.forecast_method.find("none") == 0);
+  CHECK(r.total.forecast_needs_days == 7);
+  CHECK(r.total.days_elapsed == 3);
   r = build_spend_report(p, ledger, {}, {s}, "2026-12-07");
   CHECK(r.total.forecast_made);
-  CHECK(r.total.forecast_method.find("linear") == 0);
+  CHECK(r.total.last_day == "2026-12-31");
   CHECK(r.total.forecast == Approx(21.45 / 7 * 31));
   CHECK(has_alert(r, "forecast_over_cap", "total"));
   s.max_cost = 11;  // one run of 11.45 is over a per-run cap of 11; the other is not

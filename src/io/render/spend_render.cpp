@@ -26,7 +26,7 @@ nlohmann::json burn_json(const MonthBurn& b) {
           {"cap", opt(b.cap)},
           {"burn_per_day", b.burn_per_day},
           {"forecast", b.forecast_made ? nlohmann::json(b.forecast) : nlohmann::json()},
-          {"forecast_method", b.forecast_method},
+          {"forecast_method", forecast_method_text(b)},
           {"days_elapsed", b.days_elapsed},
           {"days_in_month", b.days_in_month},
           {"crosses_on", b.crosses_on.empty() ? nlohmann::json() : nlohmann::json(b.crosses_on)},
@@ -231,7 +231,7 @@ std::string summary_section(const SpendReport& r) {
                            {"cap (total)", opt2(b.cap)},
                            {"burn rate per day", fmt2(b.burn_per_day)},
                            {"period-end forecast", b.forecast_made ? fmt2(b.forecast) : "-"},
-                           {"forecast method", b.forecast_method},
+                           {"forecast method", forecast_method_text(b)},
                            {"cap crossed on", crossing(b)},
                            {"days elapsed", std::to_string(b.days_elapsed) + " of " + std::to_string(b.days_in_month)}};
   std::vector<Row> day_rows;
@@ -245,6 +245,13 @@ std::string summary_section(const SpendReport& r) {
 }
 
 }  // namespace
+
+std::string forecast_method_text(const MonthBurn& b) {
+  if (b.forecast_needs_days <= 0) return {};
+  if (!b.forecast_made)
+    return "none: " + std::to_string(b.days_elapsed) + " of " + std::to_string(b.forecast_needs_days) + " days a forecast needs";
+  return "linear: the average of " + std::to_string(b.days_elapsed) + " days, continued to " + b.last_day;
+}
 
 std::string html_escape(const std::string& s) {
   std::string out;

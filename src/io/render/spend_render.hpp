@@ -11,6 +11,9 @@ namespace gpuplan::io {
 nlohmann::json spend_report_json(const SpendReport& r);
 // One row per (section, name): section is month, team, user, experiment or alert.
 std::string spend_report_csv(const SpendReport& r);
+// "linear: the average of 10 days, continued to 2026-12-31", "none: 3 of 7 days a forecast
+// needs", or "" before the period starts.
+std::string forecast_method_text(const MonthBurn& b);
 std::string spend_report_html(const SpendReport& r);
 
 // Escapes text for HTML element content and attribute values (& < > " ').

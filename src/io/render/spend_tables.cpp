@@ -3,6 +3,7 @@
 #include "io/render/alert_text.hpp"
 #include "io/render/experiments_render.hpp"
 #include "io/render/format.hpp"
+#include "io/render/spend_render.hpp"
 
 namespace gpuplan::io {
 namespace {
@@ -19,7 +20,7 @@ Table summary_table(const SpendReport& s) {
             {"cap", opt_num(b.cap)},
             {"burn per day", num(b.burn_per_day, 2)},
             {"period-end forecast", b.forecast_made ? num(b.forecast, 2) : "-"},
-            {"forecast method", b.forecast_method},
+            {"forecast method", forecast_method_text(b)},
             {"cap crossed on", crossing(b)}};
   return t;
 }

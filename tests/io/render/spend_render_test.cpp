@@ -32,7 +32,8 @@ SpendReport december() {
   t.burn_per_day = 100;
   t.forecast = 3100;
   t.forecast_made = true;
-  t.forecast_method = "linear";
+  t.forecast_needs_days = 7;
+  t.last_day = "2026-12-31";
   t.cap = 2500;
   t.crosses_on = "2026-12-25";
   t.crossing_forecast = true;
@@ -67,7 +68,9 @@ SpendReport week() {
   r.total.burn_per_day = 411.52;
   r.total.forecast = 2880.67;
   r.total.forecast_made = true;
-  r.total.forecast_method = "linear";
+  r.total.days_elapsed = 3;
+  r.total.forecast_needs_days = 4;
+  r.total.last_day = "2026-12-06";
   r.total.cap = 2500;
   r.total.crosses_on = "2026-12-06";
   r.total.crossing_forecast = true;
@@ -92,7 +95,7 @@ TEST_CASE("spend JSON: the month's burn and each group's raw figures", "[render]
   CHECK(j["as_of"] == "2026-12-10");
   CHECK(j["currency"] == "USD");
   CHECK(j["total"] == nlohmann::json::parse(R"({"period": "2026-12", "spent": 1000, "cap": 2500, "burn_per_day": 100, "forecast": 3100,
-      "forecast_method": "linear", "days_elapsed": 10, "days_in_month": 31, "crosses_on": "2026-12-25", "crossing_forecast": true})"));
+      "forecast_method": "linear: the average of 10 days, continued to 2026-12-31", "days_elapsed": 10, "days_in_month": 31, "crosses_on": "2026-12-25", "crossing_forecast": true})"));
   CHECK(j["months"][0] == nlohmann::json::parse(R"({"month": "2026-11", "spent": 800.5})"));
   CHECK(j["days"][1] == nlohmann::json::parse(R"({"date": "2026-12-09", "spent": 600})"));
   const auto& team = j["teams"][0];
@@ -182,7 +185,7 @@ TEST_CASE("the dashboard's tables round money to cents and mark forecast crossin
                                                            {"cap", "2500.00"},
                                                            {"burn per day", "411.52"},
                                                            {"period-end forecast", "2880.67"},
-                                                           {"forecast method", "linear"},
+                                                           {"forecast method", "linear: the average of 3 days, continued to 2026-12-06"},
                                                            {"cap crossed on", "2026-12-06 (forecast)"}});
   CHECK(t[1].title == "Teams");
   CHECK(t[1].rows == std::vector<std::vector<std::string>>{{"nlp", "1000.00", "800.00", "-", "2026-12-02", "3"}});
@@ -198,4 +201,16 @@ TEST_CASE("the dashboard's notes: each alert in words, or none", "[render][spend
   CHECK(spend_report_notes(r) ==
         std::vector<std::string>{"alert: cheap: runs on spot instances and sets no checkpoint interval; a preemption loses the run",
                                  "alert: big: cannot be priced: no offer fits"});
+}
+
+TEST_CASE("spend forecast method: linear once enough days are in, none before, nothing before the period", "[render][spend]") {
+  MonthBurn b;
+  CHECK(forecast_method_text(b).empty());
+  b.days_elapsed = 3;
+  b.forecast_needs_days = 7;
+  b.last_day = "2026-12-31";
+  CHECK(forecast_method_text(b) == "none: 3 of 7 days a forecast needs");
+  b.days_elapsed = 10;
+  b.forecast_made = true;
+  CHECK(forecast_method_text(b) == "linear: the average of 10 days, continued to 2026-12-31");
 }
