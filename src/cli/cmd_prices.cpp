@@ -28,7 +28,7 @@ io::PricesUpdateView update_view(const std::vector<io::ProviderUpdate>& updates,
   for (const auto& u : updates) {
     const bool ok = u.outcome != io::ProviderUpdate::Outcome::failed;
     const bool fresh = u.outcome == io::ProviderUpdate::Outcome::updated;
-    v.rows.push_back({u.provider, io::to_string(u.outcome), u.source, fresh ? std::optional(u.offers) : std::nullopt,
+    v.rows.push_back({u.provider, u.outcome, u.source, fresh ? std::optional(u.offers) : std::nullopt,
                       fresh ? std::optional(u.bytes) : std::nullopt, ok ? std::optional(u.checked_at) : std::nullopt,
                       ok ? std::nullopt : std::optional(u.reason)});
   }

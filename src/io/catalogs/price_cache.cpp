@@ -16,6 +16,15 @@
 #include "io/text/files.hpp"
 
 namespace gpuplan::io {
+
+const char* to_string(PriceUpdateOutcome o) {
+  switch (o) {
+    case PriceUpdateOutcome::updated: return "updated";
+    case PriceUpdateOutcome::unchanged: return "unchanged";
+    case PriceUpdateOutcome::failed: return "failed";
+  }
+  return "failed";
+}
 namespace fs = std::filesystem;
 
 std::string price_cache_dir() {

@@ -30,6 +30,11 @@ struct PriceSheetMeta {
   std::uint64_t bytes = 0;     // the sheet's size: a sheet of another size is not this meta's
 };
 
+// What asking a provider's source did to its cached sheet: a new sheet written, the source said
+// the cached one is current (HTTP 304, or the same bytes), or nothing written.
+enum class PriceUpdateOutcome { updated, unchanged, failed };
+const char* to_string(PriceUpdateOutcome o);  // "updated" | "unchanged" | "failed"
+
 // A provider id usable as a cache folder: [a-z0-9.-], not starting with '.', at most 64 characters.
 bool is_price_provider_name(const std::string& name);
 

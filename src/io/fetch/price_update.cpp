@@ -23,15 +23,6 @@ std::vector<std::string> default_price_providers() {
   return {"aws", "gcp", "lambda", "runpod", "oci", "nebius", "vast", "cudo", "jarvislabs"};
 }
 
-const char* to_string(ProviderUpdate::Outcome o) {
-  switch (o) {
-    case ProviderUpdate::Outcome::updated: return "updated";
-    case ProviderUpdate::Outcome::unchanged: return "unchanged";
-    case ProviderUpdate::Outcome::failed: return "failed";
-  }
-  return "failed";
-}
-
 namespace {
 
 bool is_web_url(const std::string& s) { return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0; }

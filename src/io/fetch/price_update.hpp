@@ -34,7 +34,7 @@ struct PriceUpdateOptions {
 };
 
 struct ProviderUpdate {
-  enum class Outcome { updated, unchanged, failed };
+  using Outcome = PriceUpdateOutcome;
   std::string provider;
   std::string source;  // the URL or file asked
   Outcome outcome = Outcome::failed;
@@ -43,8 +43,6 @@ struct ProviderUpdate {
   std::uint64_t bytes = 0;
   std::string checked_at;
 };
-
-const char* to_string(ProviderUpdate::Outcome o);
 
 // Validates the options (throws InputError naming the flag: --from not a URL nor a folder, a
 // provider name with characters a folder cannot have) and updates each provider in turn.

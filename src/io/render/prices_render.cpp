@@ -21,7 +21,7 @@ std::string or_text(const std::optional<T>& v, const std::string& absent) {
 json prices_update_json(const PricesUpdateView& v) {
   json updates = json::array();
   for (const PriceUpdateRow& u : v.rows)
-    updates.push_back({{"provider", u.provider}, {"outcome", u.outcome}, {"source", u.source}, {"offers", or_null(u.offers)},
+    updates.push_back({{"provider", u.provider}, {"outcome", to_string(u.outcome)}, {"source", u.source}, {"offers", or_null(u.offers)},
                        {"bytes", or_null(u.bytes)}, {"checked_at", or_null(u.checked_at)}, {"reason", or_null(u.reason)}});
   return {{"cache_dir", v.cache_dir}, {"updates", updates}};
 }
@@ -34,8 +34,8 @@ Table prices_update_table(const PricesUpdateView& v) {
   t.align = {Align::left, Align::left, Align::right, Align::right, Align::left};
   t.cuttable = {4};
   for (const PriceUpdateRow& u : v.rows) {
-    t.rows.push_back({u.provider, u.outcome, or_text(u.offers, "-"), or_text(u.bytes, "-"), u.reason.value_or(u.source)});
-    t.csv_rows.push_back({u.provider, u.outcome, or_text(u.offers, ""), or_text(u.bytes, ""), u.source, u.reason.value_or("")});
+    t.rows.push_back({u.provider, to_string(u.outcome), or_text(u.offers, "-"), or_text(u.bytes, "-"), u.reason.value_or(u.source)});
+    t.csv_rows.push_back({u.provider, to_string(u.outcome), or_text(u.offers, ""), or_text(u.bytes, ""), u.source, u.reason.value_or("")});
   }
   return t;
 }

@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "io/catalogs/price_cache.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
 
 struct PriceUpdateRow {
   std::string provider;
-  std::string outcome;  // the fetcher's code: "updated" | "unchanged" | "failed"
+  PriceUpdateOutcome outcome = PriceUpdateOutcome::failed;
   std::string source;   // the URL or file asked
   std::optional<std::size_t> offers;     // only for a sheet downloaded afresh
   std::optional<std::uint64_t> bytes;    // likewise

@@ -12,10 +12,10 @@ namespace {
 PricesUpdateView view() {
   PricesUpdateView v;
   v.cache_dir = "/home/a/.cache/gpuplan/prices";
-  v.rows.push_back({"runpod", "updated", "https://m/catalogs/v8/runpod/vms.csv", 4, 2048, "2026-12-05T05:00:00Z", std::nullopt});
-  v.rows.push_back({"lambda", "unchanged", "https://m/catalogs/v8/lambda/vms.csv", std::nullopt, std::nullopt, "2026-12-05T05:00:01Z",
+  v.rows.push_back({"runpod", PriceUpdateOutcome::updated, "https://m/catalogs/v8/runpod/vms.csv", 4, 2048, "2026-12-05T05:00:00Z", std::nullopt});
+  v.rows.push_back({"lambda", PriceUpdateOutcome::unchanged, "https://m/catalogs/v8/lambda/vms.csv", std::nullopt, std::nullopt, "2026-12-05T05:00:01Z",
                     std::nullopt});
-  v.rows.push_back({"vast", "failed", "https://m/catalogs/v8/vast/vms.csv", std::nullopt, std::nullopt, std::nullopt, "HTTP 404"});
+  v.rows.push_back({"vast", PriceUpdateOutcome::failed, "https://m/catalogs/v8/vast/vms.csv", std::nullopt, std::nullopt, std::nullopt, "HTTP 404"});
   return v;
 }
 
