@@ -230,7 +230,7 @@ int run_plan(const Context& ctx, const PlanFlags& f, const ResolvedModel& rm) {
   io::PlanReport v{in, space, res, run.currency, f.objective, rm.arch.id, rm.arch.name, rm.source, f.top, {}};
   if (!res.best.empty()) v.pipeline = evaluate_candidate(in, space, res.best.front()).pipeline;
   const io::MoneyStyle style = ctx.money_style();
-  Report r{io::plan_json(v, style), io::plan_tables(v, style), io::plan_notes(v, style), io::plan_csv_table(v, style)};
+  Report r{io::plan_json(v), io::plan_tables(v, style), io::plan_notes(v, style), io::plan_csv_table(v, style)};
   add_price_warnings(ctx, r, in, res, run);
   if (owned) {
     r.json["owned"] = owned_offer_json(*owned);

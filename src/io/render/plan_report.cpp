@@ -190,7 +190,8 @@ std::string searched_text(const PlanView& v) {
 
 }  // namespace
 
-nlohmann::json plan_json(const PlanReport& v, MoneyStyle style) {
+nlohmann::json plan_json(const PlanReport& v) {
+  const MoneyStyle style{};
   nlohmann::json j;
   j["model"] = {{"id", v.model_id}, {"name", v.model_name}, {"source", v.model_source}};
   j["objective"] = v.objective;

@@ -26,8 +26,9 @@ struct PlanReport {
   std::optional<PipelineFigures> pipeline;
 };
 
-// `style` spells the money in the reasons' words (JSON's too) and the tables' cells.
-nlohmann::json plan_json(const PlanReport& r, MoneyStyle style);
+// JSON's reasons spell money with the automatic grouping whatever --grouping says (it is for
+// people); `style` spells the money in the tables' cells and the notes.
+nlohmann::json plan_json(const PlanReport& r);
 std::vector<Table> plan_tables(const PlanReport& r, MoneyStyle style);
 std::vector<std::string> plan_notes(const PlanReport& r, MoneyStyle style);
 // For CSV: the best plan and the runners-up (or, with none, the closest plans), raw numbers.

@@ -128,7 +128,7 @@ TEST_CASE("plan's candidate tables: one row per plan, raw CSV", "[render][plan]"
 
 TEST_CASE("plan JSON: the plan's settings and raw figures, runners-up with spot terms", "[render][plan]") {
   const Fixture f;
-  const nlohmann::json j = plan_json(f.report(), automatic);
+  const nlohmann::json j = plan_json(f.report());
   CHECK(j["model"]["id"] == "llama-3-8b");
   CHECK(j["objective"] == "cost");
   CHECK(j["searched"] == nlohmann::json::parse(R"({"configurations": 96, "scored": 40, "offers": 1})"));
@@ -177,7 +177,7 @@ TEST_CASE("no feasible plan: which limit binds, and the closest plans", "[render
   f.res.pareto = {f.full};
   const std::vector<std::string> why = {"the cheapest plan that fits costs 235 USD, budget 200 USD",
                                         "the fastest plan misses the deadline by 1.5 h"};
-  const nlohmann::json j = plan_json(f.report(), automatic);
+  const nlohmann::json j = plan_json(f.report());
   CHECK(j["plan"].is_null());
   CHECK(j["why_none"] == nlohmann::json(why));
   CHECK(j["runners_up"] == nlohmann::json::array());
@@ -197,7 +197,7 @@ TEST_CASE("nothing fits: said in words, no tables", "[render][plan]") {
   f.res = PlanResult{};
   f.res.considered = 12;
   CHECK(plan_tables(f.report(), automatic).empty());
-  CHECK(plan_json(f.report(), automatic)["why_none"] ==
+  CHECK(plan_json(f.report())["why_none"] ==
         nlohmann::json::array({"nothing fits: no configuration of Llama 3 8B fits any loaded offer's GPU memory"}));
   CHECK(plan_notes(f.report(), automatic).back() == "searched 12 configurations over 1 offers");
 }
