@@ -169,7 +169,7 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
   r.json["purchase"] = io::purchase_json(s.purchase);  // the owned side's price, duty and tax, as buy-vs-rent shows them
   r.json["warnings"] = s.price_warnings;
   for (const auto& w : s.price_warnings) ctx.warn(w);
-  if (ctx.format() == Format::csv) r.tables.push_back(io::advise_split_table(advice));
+  r.csv = io::advise_split_table(advice);
   for (auto& t : io::advise_tables(advice, c, ctx.money_style())) r.tables.push_back(std::move(t));
   r.notes = s.demand_notes;
   r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());

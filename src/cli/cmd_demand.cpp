@@ -42,17 +42,10 @@ int run_demand(const Context& ctx, const DemandFlags& f) {
   if (ctx.json_output()) {
     r.json = io::demand_json(log, d, chart);
   } else {
-    if (ctx.format() == Format::csv) r.tables.push_back(io::demand_daily_table(d));  // CSV prints the first table
+    r.csv = io::demand_daily_table(d);
     for (auto& t : io::demand_tables(log, d, chart, bucket, static_cast<std::size_t>(f.top))) r.tables.push_back(std::move(t));
   }
-  if (log.steps_skipped || log.pending_skipped)
-    r.notes.push_back(std::to_string(log.steps_skipped) + " job step line(s) and " + std::to_string(log.pending_skipped) +
-                      " job(s) that never started are left out (the allocation line carries a job's GPUs)");
-  if (log.running)
-    r.notes.push_back(std::to_string(log.running) + " running job(s) (End Unknown) are counted up to the log's last time, " +
-                      io::civil_date(static_cast<long>(std::floor(log.cutoff / 86400))));
-  r.notes.push_back("times are read as UTC; the baseline is the GPUs busy at least " + std::to_string(static_cast<int>(100 - 100 * *q.value)) +
-                    "% of the time: what an owned fleet of that size keeps busy (buy-vs-rent --demand " + f.file + " prices it)");
+  r.notes = io::demand_notes(log, d, f.file);
   ctx.print_report(std::move(r));
   return 0;
 }

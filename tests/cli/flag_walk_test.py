@@ -65,6 +65,12 @@ COVERED_ELSEWHERE = {"--offline": "changes prices only over a `prices update` ca
                      "--config": "reads .gpuplan.yaml: tests/cli/gate_test.sh",
                      "--changed": "needs a git base: tests/cli/gate_test.sh"}
 DISPLAY_ONLY_IN = {("compare", "--explain"), ("serve", "--explain"), ("demand", "--top")}
+# Display-only flags are checked the other way round: JSON must not change with them. Money in
+# JSON prose keeps the automatic grouping, so --grouping runs in INR (Indian by default) where
+# the command takes --currency, and in USD otherwise.
+DISPLAY_VALUES = {"--grouping": [["--grouping", "none"], ["--grouping", "intl"], ["--grouping", "indian"]],
+                  "--wide": [["--wide"]], "--no-color": [["--no-color"]]}
+COMMAND_FLAGS = set()  # (command, flag) for every flag `gpuplan flags` lists
 
 M8 = ["--model", "llama-3.1-8b"]
 M1 = ["--model", "llama-3.2-1b"]
@@ -486,7 +492,22 @@ def collect_keys(cmd, out):
         SEEN_KEYS.update(keys)
 
 
+def check_display_only(cmd, flag):
+    base = list(BASE[cmd]) + (["--currency", "INR"] if (cmd, "--currency") in COMMAND_FLAGS else [])
+    rc0, out0, _ = run(cmd, base)
+    if rc0 == 2:
+        base = list(BASE[cmd])
+        rc0, out0, _ = run(cmd, base)
+    for extra in DISPLAY_VALUES[flag]:
+        rc1, out1, err1 = run(cmd, base + extra)
+        if rc1 != rc0 or out1 != out0:
+            return f"{cmd} {flag}: display-only, yet the JSON changes with {' '.join(extra)} ({' '.join(base)}): {err1.strip()[:200]}"
+    return None
+
+
 def check(cmd, flag):
+    if flag in DISPLAY_VALUES:
+        return check_display_only(cmd, flag)
     if flag in DISPLAY_ONLY or (cmd, flag) in DISPLAY_ONLY_IN or flag in COVERED_ELSEWHERE:
         return None
     r = COMMAND_ROWS[(cmd, flag)] if (cmd, flag) in COMMAND_ROWS else ROWS.get(flag)
@@ -564,6 +585,7 @@ def main():
             long_names = [n for n in f["names"] if n.startswith("--")]
             name = long_names[0] if long_names else f["names"][0]
             jobs.append((c["command"], name))
+            COMMAND_FLAGS.add((c["command"], name))
             if name != "--format":  # CLI11 itself checks --format against the same list
                 choices += [(c["command"], name, v) for v in f["choices"]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:

@@ -118,4 +118,17 @@ std::vector<Table> demand_tables(const JobLog& log, const DemandSummary& d, cons
           group_table("By user", d.by_user, top), group_table("By partition", d.by_partition, top)};
 }
 
+std::vector<std::string> demand_notes(const JobLog& log, const DemandSummary& d, const std::string& file) {
+  std::vector<std::string> notes;
+  if (log.steps_skipped || log.pending_skipped)
+    notes.push_back(std::to_string(log.steps_skipped) + " job step line(s) and " + std::to_string(log.pending_skipped) +
+                    " job(s) that never started are left out (the allocation line carries a job's GPUs)");
+  if (log.running)
+    notes.push_back(std::to_string(log.running) + " running job(s) (End Unknown) are counted up to the log's last time, " +
+                    civil_date(static_cast<long>(std::floor(log.cutoff / 86400))));
+  notes.push_back("times are read as UTC; the baseline is the GPUs busy at least " + std::to_string(static_cast<int>(100 - 100 * d.baseline_quantile)) +
+                  "% of the time: what an owned fleet of that size keeps busy (buy-vs-rent --demand " + file + " prices it)");
+  return notes;
+}
+
 }  // namespace gpuplan::io

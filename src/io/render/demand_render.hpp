@@ -23,4 +23,8 @@ std::vector<Table> demand_tables(const JobLog& log, const DemandSummary& d, cons
 // GPU-hours per UTC day with raw numbers (`day,gpu_hours`): what --format csv prints.
 Table demand_daily_table(const DemandSummary& d);
 
+// What the reader must know: lines left out, running jobs cut at the log's end, how times and
+// the baseline are read (`file` is the log, named in the buy-vs-rent command that prices it).
+std::vector<std::string> demand_notes(const JobLog& log, const DemandSummary& d, const std::string& file);
+
 }  // namespace gpuplan::io

@@ -143,3 +143,17 @@ TEST_CASE("the daily CSV table has three decimals and no grouping", "[render][de
   CHECK(t.columns == std::vector<std::string>{"day", "gpu_hours"});
   CHECK(t.rows == std::vector<std::vector<std::string>>{{"2026-03-01", "10.000"}, {"2026-03-02", "30.260"}, {"2026-03-03", "8.000"}});
 }
+
+TEST_CASE("demand notes: lines left out, running jobs cut at the log's end, the baseline's percentile", "[render][demand]") {
+  JobLog log = sacct();
+  log.running = 2;
+  log.cutoff = (kMarch1 + 2) * kDay + 7200;
+  DemandSummary d = three_days();
+  d.baseline_quantile = 0.3;
+  CHECK(demand_notes(log, d, "jobs.txt") ==
+        std::vector<std::string>{"3 job step line(s) and 1 job(s) that never started are left out (the allocation line carries a job's GPUs)",
+                                 "2 running job(s) (End Unknown) are counted up to the log's last time, 2026-03-03",
+                                 "times are read as UTC; the baseline is the GPUs busy at least 70% of the time: what an owned fleet of "
+                                 "that size keeps busy (buy-vs-rent --demand jobs.txt prices it)"});
+  CHECK(demand_notes(JobLog{}, d, "jobs.txt").size() == 1);
+}
