@@ -28,14 +28,7 @@ struct Context::Loaded {
 
 Context::Context() : loaded_(std::make_shared<Loaded>()) {}
 
-Format Context::format() const {
-  const std::string& f = options.format;
-  if (f == "json") return Format::json;
-  if (f == "csv") return Format::csv;
-  if (f == "markdown") return Format::markdown;
-  if (f == "github") return Format::github;
-  return Format::table;
-}
+Format Context::format() const { return io::format_from_string(options.format).value_or(Format::table); }
 
 CLI::Validator existing_file_or_stdin() {
   return CLI::Validator(
@@ -118,8 +111,9 @@ void add_common_options(CLI::App& cmd, Context& ctx, unsigned uses) {
   CLI::App& app = option_section(cmd, "Output");
   auto& g = ctx.options;
   const bool github = (uses & kGithub) != 0;
-  std::vector<std::string> formats = {"table", "json", "csv", "markdown"};
-  if (github) formats.push_back("github");
+  std::vector<std::string> formats;
+  for (const auto& f : io::kFormats)
+    if (github || !f.gates_only) formats.push_back(f.name);
   std::string help = "Output format: ";
   for (std::size_t i = 0; i < formats.size(); ++i) help += (i ? " | " : "") + formats[i];
   app.add_option("--format", g.format, help + (github ? " (github: workflow annotations)" : ""))
@@ -154,64 +148,23 @@ bool use_color(const Context& ctx) {
   return ctx.format() == Format::table && !ctx.options.no_color && ::isatty(STDOUT_FILENO) != 0;
 }
 
-// Tables and notes for people, at most 100 columns wide unless --wide.
-std::string human_text(const Context& ctx, const Report& r) {
-  const bool color = use_color(ctx);
-  // 100 columns: a terminal beside an editor, a CI log, a PR comment; --wide for the rest.
-  const std::size_t width = ctx.options.wide ? 0 : 100;
-  std::string out;
-  for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_table(r.tables[i], color, width);
-  if (!r.notes.empty()) out += "\n";
-  // Notes wrap too, continuation lines indented so each note still reads as one.
-  for (const auto& n : r.notes) {
-    const std::string text = io::printable(n);
-    const auto lines = width ? io::wrap(text, width - 2) : std::vector<std::string>{text};
-    for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "  " : "") + lines[i] + "\n";
-  }
-  return out;
-}
-
-// The human part of `--format github`, between ::stop-commands:: and its resume line: the Actions
-// runner then executes nothing in it, whatever a name in a table says. The token is random, so
-// no input can guess it and end the pause early (GitHub's documented use of stop-commands).
-std::string github_human_text(const Context& ctx, const Report& r) {
+// A fresh random token per report: no input can guess it and end github's pause early
+// (GitHub's documented use of stop-commands).
+std::string stop_token() {
   std::random_device rd;
   char token[40];
   std::snprintf(token, sizeof token, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
-  return "::stop-commands::" + std::string(token) + "\n" + human_text(ctx, r) + "::" + token + "::\n";
+  return token;
 }
-
-}  // namespace
-
-namespace {
 
 // Prints `r` in the format asked, with `body` (r's JSON, or a copy of it) moved into the document.
 void print(const Context& ctx, const Report& r, nlohmann::json&& body) {
-  std::string out;
-  switch (ctx.format()) {
-    case Format::json: {
-      nlohmann::json j = nlohmann::json::object();
-      j["schema_version"] = kJsonSchemaVersion;
-      if (body.is_object())
-        for (auto& [k, v] : body.items()) j[k] = std::move(v);
-      out = j.dump(2) + "\n";
-      break;
-    }
-    case Format::csv:
-      if (r.csv) out = io::render_csv(*r.csv);
-      else if (!r.tables.empty()) out = io::render_csv(r.tables.front());
-      break;
-    case Format::markdown:
-      for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + io::render_markdown(r.tables[i]);
-      for (const auto& n : r.notes) out += "\n> " + io::markdown_text(n) + "\n";
-      break;
-    case Format::github:  // commands that offer it print their annotations first
-      out = github_human_text(ctx, r);
-      break;
-    case Format::table:
-      out = human_text(ctx, r);
-      break;
-  }
+  io::RenderOptions o;
+  o.color = use_color(ctx);
+  // 100 columns: a terminal beside an editor, a CI log, a PR comment; --wide for the rest.
+  o.width = ctx.options.wide ? 0 : 100;
+  if (ctx.format() == Format::github) o.stop_token = stop_token();
+  const std::string out = io::render_report(r, std::move(body), ctx.format(), o);
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 

@@ -15,12 +15,13 @@
 #include "gpuplan/catalog.hpp"
 #include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
+#include "io/render/report.hpp"
 
 namespace gpuplan::cli {
 
-inline constexpr int kJsonSchemaVersion = 1;
-
-enum class Format { table, json, csv, markdown, github };
+// The report a command fills and the formats it prints in are io/render/report's.
+using Format = io::Format;
+using Report = io::Report;
 
 struct GlobalOptions {
   std::string format = "table";
@@ -73,13 +74,6 @@ void remove_option(CLI::App& cmd, const std::string& name);
 
 // CLI::ExistingFile that also takes "-" (standard input).
 CLI::Validator existing_file_or_stdin();
-
-struct Report {
-  nlohmann::json json;               // schema_version is added by print_report
-  std::vector<io::Table> tables;     // the first is the one CSV prints
-  std::vector<std::string> notes;    // printed under the tables (table and markdown only)
-  std::optional<io::Table> csv;      // what CSV prints when not the first table
-};
 
 // One invocation's shared inputs, made by run() and passed down to every command: the common
 // flags as parsed, the catalogs and calibration profile they name (each read on first use), and
