@@ -51,7 +51,7 @@ void setup_providers(CLI::App& app, Context& ctx) {
     if (format == Format::json) r.json["provider"] = io::to_json(p);
     const io::OfferRows rows = format == Format::csv ? io::OfferRows::csv : format == Format::json ? io::OfferRows::none : io::OfferRows::display;
     r.tables.push_back(io::provider_offers_table(p, rows));
-    r.notes.push_back("source: " + p.source + (p.cached_at.empty() ? "" : " (`gpuplan prices update`, fetched " + p.cached_at + ")"));
+    r.notes = io::provider_notes(p);
     ctx.print_report(r);
     return 0;
   });

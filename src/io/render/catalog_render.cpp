@@ -117,6 +117,10 @@ Table providers_table(const std::vector<ProviderListing>& rows) {
   return t;
 }
 
+std::vector<std::string> provider_notes(const Provider& p) {
+  return {"source: " + p.source + (p.cached_at.empty() ? "" : " (`gpuplan prices update`, fetched " + p.cached_at + ")")};
+}
+
 std::vector<std::string> providers_notes(const std::vector<ProviderListing>& rows) {
   std::vector<std::string> notes;
   for (const ProviderListing& r : rows)

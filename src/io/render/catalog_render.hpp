@@ -39,6 +39,8 @@ std::vector<std::string> providers_notes(const std::vector<ProviderListing>& row
 // A sheet's offers: only the rows the format prints (a SkyPilot sheet may hold a million).
 enum class OfferRows { display, csv, none };
 Table provider_offers_table(const Provider& p, OfferRows rows);
+// Where the sheet came from (and when `prices update` fetched it).
+std::vector<std::string> provider_notes(const Provider& p);
 
 // `catalog validate`: what each file held (as far as it parsed) and every problem in it.
 struct CatalogFileCheck {

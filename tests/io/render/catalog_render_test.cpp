@@ -167,3 +167,11 @@ TEST_CASE("catalog validate: each file's counts and problems, and valid only whe
   CHECK(t.rows[0] == std::vector<std::string>{"gpus.yaml", "3", "0", "0", "0", "0"});
   CHECK(t.rows[1] == std::vector<std::string>{"prices.yaml", "0", "0", "1", "2", "1"});
 }
+
+TEST_CASE("providers show: the sheet's source, and when prices update fetched it") {
+  Provider p = sheet();
+  p.source = "https://example.com/prices";
+  CHECK(provider_notes(p) == std::vector<std::string>{"source: https://example.com/prices"});
+  p.cached_at = "2026-12-05T05:00:00Z";
+  CHECK(provider_notes(p) == std::vector<std::string>{"source: https://example.com/prices (`gpuplan prices update`, fetched 2026-12-05T05:00:00Z)"});
+}
