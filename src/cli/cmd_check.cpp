@@ -99,6 +99,8 @@ int gate(const Context& ctx, const CheckFlags& f) {
   cr.policy_given = !f.budget.empty();
   std::vector<std::string> files = expand_spec_paths(f.specs);
   const std::size_t found = files.size();
+  cr.specs_found = found;
+  cr.changed_against = f.changed;
   if (!f.changed.empty()) files = only_changed(files, f.changed);
   std::vector<std::string> warnings;
   cr.specs = price_all(ctx, files, policy.currency, false, warnings);
@@ -120,16 +122,8 @@ int gate(const Context& ctx, const CheckFlags& f) {
   Report r;
   if (ctx.json_output()) r.json = io::check_json(cr);
   else r = Report{{}, {io::check_table(cr)}, io::check_notes(cr), {}};
-  if (!f.changed.empty() && !ctx.json_output())
-    r.notes.insert(r.notes.begin() + 1, count_of(static_cast<long long>(cr.specs.size()), "spec") + " of " + std::to_string(found) +
-                                            " changed against " + f.changed);
-  if (ctx.format() == Format::github) {
-    const std::string annotations = io::github_annotations(cr);
-    std::fwrite(annotations.data(), 1, annotations.size(), stdout);
-  } else if (ctx.format() == Format::markdown) {
-    const std::string verdict = io::markdown_verdict(cr);
-    std::fwrite(verdict.data(), 1, verdict.size(), stdout);
-  }
+  r.github_annotations = io::github_annotations(cr);
+  r.markdown_verdict = io::markdown_verdict(cr);
   if (ctx.json_output()) r.json["warnings"] = warnings;
   ctx.print_report(std::move(r));
   return cr.pass() ? 0 : 1;

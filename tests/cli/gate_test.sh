@@ -87,6 +87,8 @@ if command -v git >/dev/null; then
   has out '"name": "b"' "the modified spec is gated"
   has out '"name": "c"' "the added spec is gated"
   lacks out '"name": "a"' "the unchanged spec is not"
+  expect 0 "--changed HEAD, table" -- "$G" check exp --changed HEAD --date 2026-12-10
+  has out '2 specs of 3 changed against HEAD' "how many were left out said"
   expect 2 "--changed with an unknown base" -- "$G" check exp --changed no-such-ref
   has err "--changed.*git diff against \"no-such-ref\" failed" "git's complaint named"
   expect 2 "--changed refuses an option as a base" -- "$G" check exp --changed=--output=/tmp/x

@@ -99,6 +99,9 @@ Table check_table(const CheckReport& r) {
 std::vector<std::string> check_notes(const CheckReport& r) {
   const auto failed = std::count_if(r.rules.begin(), r.rules.end(), [](const RuleResult& x) { return !x.pass; });
   std::vector<std::string> notes = {"read " + count_of(static_cast<long long>(r.specs.size()), "experiment spec")};
+  if (!r.changed_against.empty())
+    notes.push_back(count_of(static_cast<long long>(r.specs.size()), "spec") + " of " + std::to_string(r.specs_found) + " changed against " +
+                    r.changed_against);
   notes.push_back(r.pass() ? "all " + std::to_string(r.rules.size()) + " rules pass"
                            : std::to_string(failed) + " of " + std::to_string(r.rules.size()) + " rules fail");
   if (!r.policy_given) notes.push_back("no --policy file: only each experiment's own max_cost and deadline are checked");

@@ -26,6 +26,8 @@ struct CheckReport {
   std::vector<CheckedSpec> specs;
   std::vector<RuleResult> rules;
   bool policy_given = false;
+  std::string changed_against;  // --changed BASE: only the specs changed against it were checked
+  std::size_t specs_found = 0;  // before --changed kept the changed ones
   bool pass() const;
 };
 nlohmann::json check_json(const CheckReport& r);

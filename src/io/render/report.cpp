@@ -37,16 +37,15 @@ std::string render_report(const Report& r, nlohmann::json&& body, Format f, cons
       if (r.csv) return render_csv(*r.csv);
       return r.tables.empty() ? std::string() : render_csv(r.tables.front());
     case Format::markdown: {
-      std::string out;
+      std::string out = r.markdown_verdict;
       for (std::size_t i = 0; i < r.tables.size(); ++i) out += (i ? "\n" : "") + render_markdown(r.tables[i]);
       for (const auto& n : r.notes) out += "\n> " + markdown_text(n) + "\n";
       return out;
     }
     case Format::github:
       // The human part between ::stop-commands:: and its resume line: the Actions runner then
-      // executes nothing in it, whatever a name in a table says (commands that offer github
-      // print their annotations before it).
-      return "::stop-commands::" + o.stop_token + "\n" + human_text(r, o) + "::" + o.stop_token + "::\n";
+      // executes nothing in it, whatever a name in a table says; the annotations come first.
+      return r.github_annotations + "::stop-commands::" + o.stop_token + "\n" + human_text(r, o) + "::" + o.stop_token + "::\n";
     case Format::table: return human_text(r, o);
   }
   return {};

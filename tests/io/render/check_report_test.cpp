@@ -121,6 +121,9 @@ TEST_CASE("check notes count specs and failures and warn of a pipeline-bound spe
   r.specs[0].pipeline.reset();
   CHECK(check_notes(r) == std::vector<std::string>{"read 1 experiment spec", "all 1 rules pass",
                                                    "no --policy file: only each experiment's own max_cost and deadline are checked"});
+  r.changed_against = "origin/main";
+  r.specs_found = 12;
+  CHECK(check_notes(r)[1] == "1 spec of 12 changed against origin/main");
 }
 
 TEST_CASE("check notes name five pipeline-bound specs and count the rest", "[render][check]") {

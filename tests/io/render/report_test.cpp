@@ -71,3 +71,16 @@ TEST_CASE("report github: the tables and notes fenced by the caller's stop token
   CHECK(g.substr(g.size() - 13) == "::0123abcd::\n");
   CHECK(g.find(as(Format::table, o)) != std::string::npos);
 }
+
+TEST_CASE("report leads: a gate's annotations before github's fence, its verdict before Markdown's tables", "[render][report]") {
+  Report r = two_tables();
+  r.github_annotations = "::error file=a.yaml,line=3::over the cap\n";
+  r.markdown_verdict = "**FAIL**: 1 of 2 rules fail\n\n";
+  RenderOptions o;
+  o.stop_token = "t0";
+  CHECK(render_report(r, {}, Format::github, o).rfind("::error file=a.yaml,line=3::over the cap\n::stop-commands::t0\n", 0) == 0);
+  CHECK(render_report(r, {}, Format::markdown, o).rfind("**FAIL**: 1 of 2 rules fail\n\n", 0) == 0);
+  const std::string table = render_report(r, {}, Format::table, o);
+  CHECK(table.find("::error") == std::string::npos);
+  CHECK(table.find("**FAIL**") == std::string::npos);
+}
