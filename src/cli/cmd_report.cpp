@@ -65,14 +65,9 @@ int run_report(const Context& ctx, const ReportFlags& f) {
   }
   const SpendReport s = build_spend_report(policy, records, experiment_spent, months, specs, as_of, rule);
   if (!f.html.empty()) io::write_file_atomic(f.html, io::spend_report_html(s));
-  if (ctx.format() == Format::csv) {
-    const std::string csv = io::spend_report_csv(s);
-    std::fwrite(csv.data(), 1, csv.size(), stdout);
-    return 0;
-  }
   Report r;
   if (ctx.json_output()) r.json = io::spend_report_json(s);
-  else r = Report{{}, io::spend_report_tables(s), io::spend_report_notes(s), {}};
+  else r = Report{{}, io::spend_report_tables(s), io::spend_report_notes(s), io::spend_csv_table(s)};
   if (!f.html.empty()) r.notes.push_back("wrote " + f.html);
   ctx.print_report(std::move(r));
   return 0;

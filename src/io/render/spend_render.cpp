@@ -287,21 +287,22 @@ nlohmann::json spend_report_json(const SpendReport& r) {
   return j;
 }
 
-std::string spend_report_csv(const SpendReport& r) {
-  std::string s = "section,name,spent,cap,forecast,crosses_on,runs,cost_per_run,cost_per_million_tokens,planned\n";
-  for (const auto& [m, v] : r.months) s += "month," + csv_cell(m) + "," + fmt2(v) + ",,,,,,,\n";
+Table spend_csv_table(const SpendReport& r) {
+  Table t;
+  t.title = "Spend " + r.period;
+  t.csv_columns = {"section", "name", "spent", "cap", "forecast", "crosses_on", "runs", "cost_per_run", "cost_per_million_tokens", "planned"};
+  for (const auto& [m, v] : r.months) t.csv_rows.push_back({"month", m, fmt2(v), "", "", "", "", "", "", ""});
+  t.csv_rows.push_back({"total", "total", fmt2(r.total.spent), opt2(r.total.cap), fmt2(r.total.forecast), r.total.crosses_on, "", "", "", ""});
   auto groups = [&](const char* section, const std::vector<SpendGroup>& gs) {
     for (const auto& g : gs)
-      s += std::string(section) + "," + csv_cell(g.name) + "," + fmt2(g.burn.spent) + "," + opt2(g.burn.cap) + "," + fmt2(g.burn.forecast) + "," +
-           g.burn.crosses_on + "," + std::to_string(g.runs) + "," + fmt2(g.cost_per_run()) + "," + opt2(g.cost_per_million_tokens()) + "," +
-           opt2(g.planned) + "\n";
+      t.csv_rows.push_back({section, g.name, fmt2(g.burn.spent), opt2(g.burn.cap), fmt2(g.burn.forecast), g.burn.crosses_on,
+                            std::to_string(g.runs), fmt2(g.cost_per_run()), opt2(g.cost_per_million_tokens()), opt2(g.planned)});
   };
-  s += "total,total," + fmt2(r.total.spent) + "," + opt2(r.total.cap) + "," + fmt2(r.total.forecast) + "," + r.total.crosses_on + ",,,,\n";
   groups("team", r.teams);
   groups("user", r.users);
   groups("experiment", r.experiments);
-  for (const auto& a : r.alerts) s += "alert," + csv_cell(a.subject) + ",,,,,,,," + "\n";
-  return s;
+  for (const auto& a : r.alerts) t.csv_rows.push_back({"alert", a.subject, "", "", "", "", "", "", "", ""});
+  return t;
 }
 
 std::string spend_report_html(const SpendReport& r) {

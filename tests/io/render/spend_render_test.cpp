@@ -54,7 +54,7 @@ SpendReport december() {
   r.experiments = {sft};
   r.largest = {{"team", "nlp", 1000, 1.0}};
   nlp.burn.period = "2026-12";
-  r.alerts = {{AlertKind::over_cap, "team nlp", nlp.burn}};
+  r.alerts = {{AlertKind::over_cap, "team nlp", nlp.burn, 0, 0, "", ""}};
   return r;
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("spend JSON: the month's burn and each group's raw figures", "[render]
 }
 
 TEST_CASE("spend CSV: one row per section and name, two decimals, formula-safe names", "[render][spend]") {
-  CHECK(spend_report_csv(december()) ==
+  CHECK(render_csv(spend_csv_table(december())) ==
         "section,name,spent,cap,forecast,crosses_on,runs,cost_per_run,cost_per_million_tokens,planned\n"
         "month,2026-11,800.50,,,,,,,\n"
         "month,2026-12,1000.00,,,,,,,\n"
@@ -168,7 +168,7 @@ TEST_CASE("an empty month: no alerts said in words, no charts without data", "[r
   CHECK(j["teams"] == nlohmann::json::array());
   CHECK(j["total"]["forecast"].is_null());
   CHECK(j["total"]["cap"].is_null());
-  CHECK(spend_report_csv(r) ==
+  CHECK(render_csv(spend_csv_table(r)) ==
         "section,name,spent,cap,forecast,crosses_on,runs,cost_per_run,cost_per_million_tokens,planned\n"
         "total,total,0.00,,0.00,,,,,\n");
 }
