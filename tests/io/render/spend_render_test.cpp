@@ -197,7 +197,7 @@ TEST_CASE("the dashboard's tables round money to cents and mark forecast crossin
 TEST_CASE("the dashboard's notes: each alert in words, or none", "[render][spend]") {
   SpendReport r = week();
   CHECK(spend_report_notes(r) == std::vector<std::string>{"no alerts"});
-  r.alerts = {{AlertKind::spot_no_checkpoint, "cheap"}, {AlertKind::unpriced, "big", {}, 0, 0, "", "no offer fits"}};
+  r.alerts = {{AlertKind::spot_no_checkpoint, "cheap", {}, 0, 0, "", ""}, {AlertKind::unpriced, "big", {}, 0, 0, "", "no offer fits"}};
   CHECK(spend_report_notes(r) ==
         std::vector<std::string>{"alert: cheap: runs on spot instances and sets no checkpoint interval; a preemption loses the run",
                                  "alert: big: cannot be priced: no offer fits"});
