@@ -1,5 +1,6 @@
 #pragma once
 // A transformer's architecture and the parameter counts that follow from it.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -105,11 +106,16 @@ struct LayerShapes {
 LayerShapes layer_shapes(const ModelArch& m);
 
 // A model assumed from a bare parameter count: a Llama-style dense decoder whose width and
-// depth follow the published Llama/Qwen scaling ladder. The assumptions are listed so the
-// CLI can print them.
+// depth follow the published Llama/Qwen scaling ladder. What was assumed is kept as values for
+// the renderer to list (io/render/assumed_model_text).
 struct AssumedModel {
   ModelArch arch;
-  std::vector<std::string> assumptions;
+  std::string shape_of;     // the published model whose width, heads and vocabulary it takes
+  int shape_layers = 0;     // that model's depth (arch.layers differs between the ladder's rungs)
+  double asked_params = 0;  // the count given
+  double total_params = 0;  // what the assumed architecture holds
+  // The MLP width reached the count (within 0.1%); false: no assumed architecture is that small.
+  bool matches() const { return std::fabs(total_params - asked_params) <= 1e-3 * asked_params; }
 };
 AssumedModel model_from_param_count(double params);
 

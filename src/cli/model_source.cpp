@@ -7,6 +7,7 @@
 #include "gpuplan/error.hpp"
 #include "gpuplan/units.hpp"
 #include "io/model_files/hf_config.hpp"
+#include "io/render/assumed_model_text.hpp"
 
 namespace gpuplan::cli {
 
@@ -67,7 +68,7 @@ ResolvedModel resolve_model(const Context& ctx, const ModelSourceOptions& o) {
   }
   AssumedModel a = model_from_param_count(count);
   out.arch = a.arch;
-  for (auto& s : a.assumptions) out.assumptions.push_back(std::move(s));
+  for (auto& s : io::assumed_model_lines(a)) out.assumptions.push_back(std::move(s));
   return out;
 }
 

@@ -231,24 +231,13 @@ AssumedModel model_from_param_count(double params) {
   a = rung_arch(*best, layers);
   a.intermediate_size = static_cast<int>(std::max(1L, std::lround(mlp_width_for(a, params))));
   a.published_params = static_cast<std::int64_t>(std::llround(params));
-  const double total = count_params(a).total();
-  char want[64], got[64];
+  char want[64];
   std::snprintf(want, sizeof want, "%.4gM", params / 1e6);
-  std::snprintf(got, sizeof got, "%.4gM", total / 1e6);
   a.name = std::string(want) + " parameters (assumed architecture)";
-  const bool matches = std::fabs(total - params) <= 1e-3 * params;
-  out.assumptions = {
-      "dense Llama-style decoder (gated SwiGLU MLP, RMSNorm, RoPE, no biases)",
-      "depth " + std::to_string(a.layers) + ", hidden " + std::to_string(a.hidden_size) + ", " +
-          std::to_string(a.attention_heads) + " heads, " + std::to_string(a.kv_heads) + " KV heads, vocabulary " +
-          std::to_string(a.vocab_size) + (a.tied_embeddings ? " (tied embeddings)" : " (untied)") + ", as " +
-          best->source +
-          (layers != best->layers ? " at depth " + std::to_string(layers) + " instead of " + std::to_string(best->layers) : ""),
-      matches ? "intermediate size " + std::to_string(a.intermediate_size) + " chosen so the total is " + got +
-                    " (asked: " + want + ")"
-              : "no assumed architecture reaches " + std::string(want) + ": the smallest has " + got + " parameters",
-      "activation and KV-cache memory depend on these guesses; give --model or --model-config for real figures",
-  };
+  out.shape_of = best->source;
+  out.shape_layers = best->layers;
+  out.asked_params = params;
+  out.total_params = count_params(a).total();
   return out;
 }
 

@@ -37,7 +37,10 @@ TEST_CASE("a bare parameter count gets an assumed architecture that matches it",
   for (double p : {0.5e9, 7e9, 13e9, 70e9}) {
     const AssumedModel a = model_from_param_count(p);
     CHECK(count_params(a.arch).total() == Approx(p).epsilon(0.02));
-    CHECK_FALSE(a.assumptions.empty());
+    CHECK_FALSE(a.shape_of.empty());  // the published model its shape follows, for the "assumed:" lines
+    CHECK(a.asked_params == p);
+    CHECK(a.total_params == Approx(count_params(a.arch).total()));
+    CHECK(a.matches());
     CHECK(a.arch.params_only);
   }
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/units.hpp"
+#include "io/render/assumed_model_text.hpp"
 #include "io/render/estimate_report.hpp"
 
 using namespace gpuplan;
@@ -206,4 +207,31 @@ TEST_CASE("estimate with a priced offer: the offers table, its JSON cost row and
   CHECK(notes[0] == "no offer meets the budget and deadline");
   CHECK(notes[1] == "no run size given (--tokens, --steps or --dataset-tokens): costs are per step and per million tokens");
   CHECK(std::find(notes.begin(), notes.end(), "* after a cost: on the cost/time Pareto front (no offer is both cheaper and faster)") != notes.end());
+}
+
+TEST_CASE("an assumed model's lines: its shape, depth, the MLP width that reaches the count, and the warning", "[render][estimate]") {
+  AssumedModel a;
+  a.arch.layers = 20;
+  a.arch.hidden_size = 2048;
+  a.arch.attention_heads = 16;
+  a.arch.kv_heads = 8;
+  a.arch.vocab_size = 128256;
+  a.arch.tied_embeddings = true;
+  a.arch.intermediate_size = 6144;
+  a.shape_of = "Llama 3.2 1B";
+  a.shape_layers = 16;
+  a.asked_params = 1.5e9;
+  a.total_params = 1.5004e9;
+  CHECK(assumed_model_lines(a) ==
+        std::vector<std::string>{"dense Llama-style decoder (gated SwiGLU MLP, RMSNorm, RoPE, no biases)",
+                                 "depth 20, hidden 2048, 16 heads, 8 KV heads, vocabulary 128256 (tied embeddings), as Llama 3.2 1B at depth 20 instead of 16",
+                                 "intermediate size 6144 chosen so the total is 1500M (asked: 1500M)",
+                                 "activation and KV-cache memory depend on these guesses; give --model or --model-config for real figures"});
+  a.arch.layers = 16;
+  a.arch.tied_embeddings = false;
+  a.asked_params = 1e6;
+  a.total_params = 2.5e6;
+  const auto lines = assumed_model_lines(a);
+  CHECK(lines[1] == "depth 16, hidden 2048, 16 heads, 8 KV heads, vocabulary 128256 (untied), as Llama 3.2 1B");
+  CHECK(lines[2] == "no assumed architecture reaches 1M: the smallest has 2.5M parameters");
 }
