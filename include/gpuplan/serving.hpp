@@ -87,10 +87,38 @@ struct ServingConfig {
   ServingConstants k;
 };
 
+// Why a replica or a fleet falls short, as a code and the numbers its sentence is made of; the
+// renderer chooses the words (io/render/serve_words).
+enum class ServingLimit {
+  none,
+  does_not_fit,          // weights + workspace leave the KV cache less than one sequence needs
+  no_tensor_throughput,  // the catalog gives the GPU no peak for the serving precision
+  tpot_at_batch_one,     // one sequence alone decodes slower than the TPOT target
+  ttft_idle,             // an idle replica's TTFT is over the target
+  beyond_fleet,          // the peak needs more GPUs than ServingConstants::max_fleet_gpus
+  utilization_cap,       // each replica would run past max_utilization
+  cold_starts,           // scale-to-zero cold starts push TTFT past the target
+};
+struct ServingShortfall {
+  ServingLimit limit = ServingLimit::none;
+  // What each limit's words are made of:
+  //   tpot_at_batch_one, ttft_idle: value = the time in seconds, target = the target's seconds;
+  //   utilization_cap: value = the fleet's utilization, target = the cap (shares);
+  //   cold_starts: value = the share of requests that find no warm replica;
+  //   beyond_fleet: value = the replicas the peak needs, target = the limit in GPUs, gpus_per_replica;
+  //   does_not_fit: the per-GPU bytes below; no_tensor_throughput: gpu (its catalog id).
+  double value = 0, target = 0;
+  int gpus_per_replica = 0;
+  double weight_bytes = 0, workspace_bytes = 0, usable_bytes = 0;
+  double kv_free_bytes = 0;   // usable - weights - workspace: negative when they overfill the card
+  double sequence_bytes = 0;  // KV cache one sequence needs at its longest, the shared prefix included
+  std::string gpu;
+};
+
 // --- capacity ---------------------------------------------------------------------------
 struct ReplicaCapacity {
   bool fits = false;
-  std::string why;                    // when it does not
+  ServingShortfall shortfall;         // when it does not: does_not_fit (or no_tensor_throughput, from plan_replica)
   double usable_bytes = 0;            // per GPU: memory x memory_utilization
   double weight_bytes = 0;            // per GPU
   double workspace_bytes = 0;         // per GPU: activations of one full pass, logits, CUDA context
@@ -161,7 +189,7 @@ struct ReplicaPlan {
   double max_requests_per_second = 0; // per replica, within the targets and max_utilization
   double knee_batch = 0;
   bool meets_latency = false;
-  std::string latency_why;            // the target that cannot be met, when one cannot
+  ServingShortfall latency_shortfall; // the capacity's, or the target that cannot be met, when one cannot
 };
 ReplicaPlan plan_replica(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ServingConfig& c,
                          const ServingRequest& r, const LatencyTargets& t);
@@ -209,7 +237,7 @@ struct FleetPlan {
   double output_tokens_per_month = 0;
   double requests_per_month = 0;
   bool meets_latency = false;
-  std::string latency_why;
+  ServingShortfall latency_shortfall; // the replica's, or the fleet's limit or cap, when it falls short
 };
 FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, const ReplicaPlan& p, const ServingConfig& c,
                      const ServingRequest& r, const Traffic& t, const Scaling& s, const LatencyTargets& targets);
@@ -271,17 +299,28 @@ struct ServingOption {
   ServingCost cost;
   double cold_start_seconds = 0;
 };
-// Why an offer cannot serve, as a code callers branch on; `why` beside it gives the detail in
-// words (which target, which numbers) for a table to show.
+// Why an offer cannot serve, as a code callers branch on and the numbers and names its words
+// are made of (io/render/serve_words chooses them).
 enum class ServingRefusal {
-  cannot_host,   // no tensor-parallel degree fits the instance, or the model does not fit
-  beyond_fleet,  // the peak needs more GPUs than ServingConstants::max_fleet_gpus
-  no_price,      // the offer has no price for the pricing asked
+  no_degree,       // no tensor-parallel degree divides the model's attention heads
+  node_too_small,  // one replica needs more GPUs than the instance (or the stated node) has
+  cannot_host,     // the model does not fit, or the GPU has no throughput: `shortfall` says which
+  beyond_fleet,    // the peak needs more GPUs than ServingConstants::max_fleet_gpus
+  no_price,        // the offer has no price for the pricing asked
 };
 struct ServingExclusion {
   ServingCandidate where;
-  std::string why;
   ServingRefusal refusal = ServingRefusal::cannot_host;
+  // What each refusal's words are made of:
+  //   cannot_host: shortfall at degree tp; beyond_fleet: shortfall;
+  //   node_too_small: tp (the GPUs one replica needs), gpus_per_node, stated_node (a --node-shape, not the instance);
+  //   no_degree: heads; no_price: pricing.
+  ServingShortfall shortfall;
+  int tp = 1;
+  int gpus_per_node = 0;
+  bool stated_node = false;
+  int heads = 0;
+  Pricing pricing = Pricing::on_demand;
 };
 struct ServingSearch {
   std::vector<ServingOption> options;           // those meeting the targets first, then by cost per month
@@ -289,9 +328,9 @@ struct ServingSearch {
   std::vector<RooflinePoint> roofline;          // the best option's
   std::int64_t roofline_capacity = 0;           // sequences its KV cache holds (and max_batch allows)
 };
-// nullopt (with `why` and its code in `refusal`) when no degree fits, prices or stays within
-// max_fleet_gpus.
-std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& where, std::string& why, ServingRefusal& refusal);
+// nullopt (with the reason in `refused`: its code and numbers) when no degree fits, prices or
+// stays within max_fleet_gpus.
+std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& where, ServingExclusion& refused);
 ServingSearch search_serving(const ServingJob& j, const std::vector<ServingCandidate>& candidates);
 
 }  // namespace gpuplan

@@ -15,6 +15,15 @@ namespace {
 int tp_of(const ServingConfig& c) { return std::max(1, c.workload.tensor_parallel); }
 int pp_of(const ServingConfig& c) { return std::max(1, c.workload.pipeline_parallel); }
 
+// A latency target missed: the time and the target, in seconds.
+ServingShortfall missed(ServingLimit limit, double seconds, double target) {
+  ServingShortfall s;
+  s.limit = limit;
+  s.value = seconds;
+  s.target = target;
+  return s;
+}
+
 // A pipeline runs a token through its stages one after another: each GPU reads its stage's
 // share, so one pass reads, in sequence, what one tensor-parallel group would read holding the
 // whole model. Speed is computed on that flat layout; the stages add only their hops.
@@ -194,11 +203,14 @@ ReplicaCapacity replica_capacity(const ModelArch& m, const ParamCounts& pc, cons
   }
   cap.kv_free_bytes = cap.usable_bytes - cap.weight_bytes - cap.workspace_bytes;
   const double peak_sequence = kv_of(r.prompt_tokens + max_output(r) - shared);
-  auto gib_text = [](double b) { return format_gib(b, 1); };
   if (cap.kv_free_bytes <= shared_bytes + peak_sequence || cap.kv_bytes_per_sequence <= 0) {
-    cap.why = "weights " + gib_text(cap.weight_bytes) + " + workspace " + gib_text(cap.workspace_bytes) + " leave " +
-              gib_text(std::max(0.0, cap.kv_free_bytes)) + " of " + gib_text(cap.usable_bytes) + " usable per GPU; one sequence needs " +
-              gib_text(shared_bytes + peak_sequence) + " of KV cache";
+    ServingShortfall& s = cap.shortfall;
+    s.limit = ServingLimit::does_not_fit;
+    s.weight_bytes = cap.weight_bytes;
+    s.workspace_bytes = cap.workspace_bytes;
+    s.kv_free_bytes = cap.kv_free_bytes;
+    s.usable_bytes = cap.usable_bytes;
+    s.sequence_bytes = shared_bytes + peak_sequence;
     return cap;
   }
   const double n = std::floor((cap.kv_free_bytes - shared_bytes) / cap.kv_bytes_per_sequence);
@@ -306,13 +318,15 @@ ReplicaPlan plan_replica(const ModelArch& m, const ParamCounts& pc, const Gpu& g
   ReplicaPlan p;
   p.capacity = replica_capacity(m, pc, gpu, c, r);
   if (!p.capacity.fits) {
-    p.latency_why = p.capacity.why;
+    p.latency_shortfall = p.capacity.shortfall;
     return p;
   }
   if (serving_peak_tflops(gpu, c) <= 0) {
     p.capacity.fits = false;
-    p.capacity.why = gpu.id + " has no tensor throughput for this precision in the catalog";
-    p.latency_why = p.capacity.why;
+    p.capacity.shortfall = ServingShortfall{};
+    p.capacity.shortfall.limit = ServingLimit::no_tensor_throughput;
+    p.capacity.shortfall.gpu = gpu.id;
+    p.latency_shortfall = p.capacity.shortfall;
     return p;
   }
   const double p_new = new_prompt_tokens(r), shared = r.prompt_tokens - p_new, out = std::max(1.0, r.output_tokens);
@@ -329,8 +343,7 @@ ReplicaPlan plan_replica(const ModelArch& m, const ParamCounts& pc, const Gpu& g
   if (t.tpot_seconds) {
     if (step(1) > *t.tpot_seconds) {
       p.meets_latency = false;
-      p.latency_why = "TPOT at batch 1 is " + std::to_string(static_cast<long long>(std::llround(step(1) * 1000))) +
-                      " ms, over the " + std::to_string(static_cast<long long>(std::llround(*t.tpot_seconds * 1000))) + " ms target";
+      p.latency_shortfall = missed(ServingLimit::tpot_at_batch_one, step(1), *t.tpot_seconds);
     } else {
       std::int64_t lo = 1, hi = bmax;  // step() rises with batch: the largest batch within the target
       while (lo < hi) {
@@ -361,8 +374,7 @@ ReplicaPlan plan_replica(const ModelArch& m, const ParamCounts& pc, const Gpu& g
     const double idle = ttft_quantile(m, pc, gpu, c, r, p, 0);
     if (idle > *t.ttft_seconds) {
       if (p.meets_latency)
-        p.latency_why = "TTFT with no queue is " + std::to_string(static_cast<long long>(std::llround(idle * 1000))) +
-                        " ms, over the " + std::to_string(static_cast<long long>(std::llround(*t.ttft_seconds * 1000))) + " ms target";
+        p.latency_shortfall = missed(ServingLimit::ttft_idle, idle, *t.ttft_seconds);
       p.meets_latency = false;
     } else if (ttft_quantile(m, pc, gpu, c, r, p, hi) > *t.ttft_seconds) {
       double lo = 0;

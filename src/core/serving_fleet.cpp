@@ -10,6 +10,15 @@ namespace gpuplan {
 namespace {
 constexpr double kSecondsPerMonth = kHoursPerMonth * 3600.0;
 int tp_of(const ServingConfig& c) { return std::max(1, c.workload.tensor_parallel); }
+
+// The fleet's limit with its number and the bound it passes.
+ServingShortfall past(ServingLimit limit, double value, double bound) {
+  ServingShortfall s;
+  s.limit = limit;
+  s.value = value;
+  s.target = bound;
+  return s;
+}
 }  // namespace
 
 double erlang_c(std::int64_t servers, double a) {
@@ -57,7 +66,7 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
   f.requests_per_month = t.mean_requests_per_second * kSecondsPerMonth;
   f.output_tokens_per_month = f.requests_per_month * r.output_tokens;
   f.meets_latency = p.meets_latency;
-  f.latency_why = p.latency_why;
+  f.latency_shortfall = p.latency_shortfall;
   if (!p.capacity.fits || p.max_requests_per_second <= 0) {
     f.meets_latency = false;
     return f;
@@ -69,10 +78,8 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
   if (!(f.replicas_needed * tp_of(c) <= c.k.max_fleet_gpus)) {
     f.beyond_limit = true;
     f.meets_latency = false;
-    f.latency_why = "the peak needs " + std::to_string(static_cast<long long>(std::min(f.replicas_needed, 9e18))) +
-                    " replicas (" + std::to_string(tp_of(c)) + " GPU" + (tp_of(c) > 1 ? "s" : "") +
-                    " each), beyond any sane fleet (limit " +
-                    std::to_string(static_cast<long long>(c.k.max_fleet_gpus)) + " GPUs)";
+    f.latency_shortfall = past(ServingLimit::beyond_fleet, f.replicas_needed, c.k.max_fleet_gpus);
+    f.latency_shortfall.gpus_per_replica = tp_of(c);
     return f;
   }
   f.replicas = static_cast<int>(f.replicas_needed);
@@ -104,13 +111,11 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
   const double cap = std::clamp(c.k.max_utilization, 0.01, 0.999);
   if (f.meets_latency && (peak / f.replicas > p.max_requests_per_second * (1 + 1e-9) || f.utilization > cap + 1e-9)) {
     f.meets_latency = false;
-    f.latency_why = "each replica would run at " + std::to_string(static_cast<long long>(std::llround(100 * f.utilization))) +
-                    "% of its capacity, above the " + std::to_string(static_cast<long long>(std::llround(100 * cap))) + "% cap";
+    f.latency_shortfall = past(ServingLimit::utilization_cap, f.utilization, cap);
   }
   if (targets.ttft_seconds && f.ttft_seconds > *targets.ttft_seconds + 1e-12 && f.meets_latency) {
     f.meets_latency = false;
-    f.latency_why = "cold starts (" + std::to_string(static_cast<long long>(std::llround(100 * f.cold_start_request_share))) +
-                    "% of requests) push TTFT past the target";
+    f.latency_shortfall = past(ServingLimit::cold_starts, f.cold_start_request_share, 0);
   }
   return f;
 }

@@ -26,24 +26,31 @@ ServingConfig with_tp(const ServingConfig& c, int tp) {
   return cfg;
 }
 
+ServingExclusion refusal_on(const ServingCandidate& w, ServingRefusal r, int tp) {
+  ServingExclusion e;
+  e.where = w;
+  e.refusal = r;
+  e.tp = tp;
+  return e;
+}
+
 bool better(const ServingOption& a, const ServingOption& b) {
   if (a.fleet.meets_latency != b.fleet.meets_latency) return a.fleet.meets_latency;
   return a.cost.per_month < b.cost.per_month;
 }
 
-// One degree on one offer; nullopt with `why` and `refusal` when it cannot serve.
-std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidate& w, const Links& links, int tp, std::string& why,
-                                      ServingRefusal& refusal) {
+// One degree on one offer; nullopt with the reason in `refused` when it cannot serve.
+std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidate& w, const Links& links, int tp,
+                                      ServingExclusion& refused) {
   ServingConfig cfg = with_tp(j.cfg, tp);
   cfg.links = links;
-  const std::string tp_note = tp > 1 ? " (TP" + std::to_string(tp) + ")" : "";
   ServingOption o;
   o.where = w;
   o.tp = tp;
   o.plan = plan_replica(j.model, j.params, *w.gpu, cfg, j.req, j.targets);
   if (!o.plan.capacity.fits) {
-    why = o.plan.capacity.why + tp_note;
-    refusal = ServingRefusal::cannot_host;
+    refused = refusal_on(w, ServingRefusal::cannot_host, tp);
+    refused.shortfall = o.plan.capacity.shortfall;
     return std::nullopt;
   }
   Scaling sc = j.scaling;
@@ -53,14 +60,14 @@ std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidat
   sc.cold_start_seconds = o.cold_start_seconds;
   o.fleet = plan_fleet(j.model, j.params, *w.gpu, o.plan, cfg, j.req, j.traffic, sc, j.targets);
   if (o.fleet.beyond_limit) {
-    why = o.fleet.latency_why;
-    refusal = ServingRefusal::beyond_fleet;
+    refused = refusal_on(w, ServingRefusal::beyond_fleet, tp);
+    refused.shortfall = o.fleet.latency_shortfall;
     return std::nullopt;
   }
   auto cost = price_serving(*w.offer, *w.provider, cfg, o.plan, o.fleet, sc, j.bill);
   if (!cost) {
-    why = std::string("no ") + to_string(j.bill.pricing) + " price";
-    refusal = ServingRefusal::no_price;
+    refused = refusal_on(w, ServingRefusal::no_price, tp);
+    refused.pricing = j.bill.pricing;
     return std::nullopt;
   }
   for (double* v : {&cost->per_month, &cost->rate_per_hour, &cost->per_million_output_tokens, &cost->per_request,
@@ -72,21 +79,23 @@ std::optional<ServingOption> serve_at(const ServingJob& j, const ServingCandidat
 
 }  // namespace
 
-std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& w, std::string& why, ServingRefusal& refusal) {
+std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidate& w, ServingExclusion& refused) {
   // The same links training runs on: the offer's, as a stated node shape restates them. A replica
   // stays inside one node: the instance, or the node a stated shape joins instances into.
   const Links links = shaped_links(offer_links(*w.offer, *w.gpu), j.node_shape, *w.gpu);
   const int per = std::max(1, links.gpus_per_node);
   const std::vector<int> tps = degrees(j, per);
-  refusal = ServingRefusal::cannot_host;
-  why = "no tensor-parallel degree divides the model's " + std::to_string(j.model.attention_heads) + " heads";
-  if (!tps.empty() && tps.front() > per)
-    why = "needs " + std::to_string(tps.front()) + " GPUs per replica; the " +
-          (j.node_shape.gpus_per_node > 0 ? "stated node" : "instance") + " has " + std::to_string(per);
+  refused = refusal_on(w, ServingRefusal::no_degree, 1);
+  refused.heads = j.model.attention_heads;
+  if (!tps.empty() && tps.front() > per) {
+    refused = refusal_on(w, ServingRefusal::node_too_small, tps.front());
+    refused.gpus_per_node = per;
+    refused.stated_node = j.node_shape.gpus_per_node > 0;
+  }
   std::optional<ServingOption> best;
   for (int tp : tps) {
     if (tp > per) continue;
-    auto o = serve_at(j, w, links, tp, why, refusal);
+    auto o = serve_at(j, w, links, tp, refused);
     if (o && (!best || better(*o, *best))) best = std::move(o);
   }
   return best;
@@ -95,10 +104,9 @@ std::optional<ServingOption> serve_on(const ServingJob& j, const ServingCandidat
 ServingSearch search_serving(const ServingJob& j, const std::vector<ServingCandidate>& candidates) {
   ServingSearch out;
   for (const ServingCandidate& c : candidates) {
-    std::string why;
-    ServingRefusal refusal = ServingRefusal::cannot_host;
-    if (auto o = serve_on(j, c, why, refusal)) out.options.push_back(std::move(*o));
-    else out.excluded.push_back({c, why, refusal});
+    ServingExclusion refused;
+    if (auto o = serve_on(j, c, refused)) out.options.push_back(std::move(*o));
+    else out.excluded.push_back(std::move(refused));
   }
   std::stable_sort(out.options.begin(), out.options.end(), better);
   if (out.options.empty()) return out;

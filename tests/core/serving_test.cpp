@@ -87,9 +87,14 @@ TEST_CASE("a model whose weights leave no KV room does not fit, with the reason"
   small.memory_bytes = 24ull << 30;
   const ReplicaCapacity cap = replica_capacity(m, count_params(m), small, config(), request(512, 256));
   CHECK_FALSE(cap.fits);
-  CHECK(cap.why.find("usable per GPU") != std::string::npos);
+  REQUIRE(cap.shortfall.limit == ServingLimit::does_not_fit);
+  CHECK(cap.shortfall.weight_bytes == cap.weight_bytes);
+  CHECK(cap.shortfall.usable_bytes == Approx(0.9 * static_cast<double>(small.usable_bytes())));
+  CHECK(cap.shortfall.kv_free_bytes < cap.shortfall.sequence_bytes);  // less left than one sequence needs
+  CHECK(cap.shortfall.sequence_bytes > 0);
   const ReplicaPlan p = plan_replica(m, count_params(m), small, config(), request(512, 256), {});
   CHECK_FALSE(p.meets_latency);
+  CHECK(p.latency_shortfall.limit == ServingLimit::does_not_fit);
 }
 
 TEST_CASE("decode is memory-bound at batch 1 and compute-bound past the knee", "[serving]") {
@@ -196,10 +201,18 @@ TEST_CASE("a TPOT target caps the batch, an impossible one is reported", "[servi
   t.tpot_seconds = 0.001;
   const ReplicaPlan impossible = plan_replica(m, pc, card(), config(), r, t);
   CHECK_FALSE(impossible.meets_latency);
-  CHECK(impossible.latency_why.find("TPOT at batch 1") != std::string::npos);
+  CHECK(impossible.latency_shortfall.limit == ServingLimit::tpot_at_batch_one);
+  CHECK(impossible.latency_shortfall.value == Approx(decode_step(m, pc, card(), config(), 1, 640, 2, 256).seconds));
+  CHECK(impossible.latency_shortfall.target == 0.001);
   LatencyTargets ttft;
   ttft.ttft_seconds = 0.001;
-  CHECK_FALSE(plan_replica(m, pc, card(), config(), r, ttft).meets_latency);
+  const ReplicaPlan slow = plan_replica(m, pc, card(), config(), r, ttft);
+  CHECK_FALSE(slow.meets_latency);
+  CHECK(slow.latency_shortfall.limit == ServingLimit::ttft_idle);
+  CHECK(slow.latency_shortfall.value > 0.001);
+  CHECK(slow.latency_shortfall.target == 0.001);
+  ttft.tpot_seconds = 0.001;  // both missed: the TPOT is named
+  CHECK(plan_replica(m, pc, card(), config(), r, ttft).latency_shortfall.limit == ServingLimit::tpot_at_batch_one);
 }
 
 TEST_CASE("a TTFT target limits the traffic one replica takes", "[serving]") {
@@ -260,7 +273,29 @@ TEST_CASE("replicas follow the traffic, low traffic pays for idle capacity", "[s
   CHECK(z.ttft_seconds > 30);  // more than 5% of requests meet a cold start
   LatencyTargets t;
   t.ttft_seconds = 2.0;
-  CHECK_FALSE(plan_fleet(m, pc, card(), p, c, r, quiet, zero, t).meets_latency);
+  const FleetPlan cold = plan_fleet(m, pc, card(), p, c, r, quiet, zero, t);
+  CHECK_FALSE(cold.meets_latency);
+  CHECK(cold.latency_shortfall.limit == ServingLimit::cold_starts);
+  CHECK(cold.latency_shortfall.value == cold.cold_start_request_share);
+}
+
+TEST_CASE("a replica loaded past the planning cap is named with its utilization and the cap", "[serving]") {
+  const ModelArch m = testing::llama31_8b();
+  const ParamCounts pc = count_params(m);
+  const ServingConfig c = config();
+  const ServingRequest r = request(512, 256);
+  ReplicaPlan p = plan_replica(m, pc, card(), c, r, {});
+  REQUIRE(p.meets_latency);
+  // A plan that lets one replica take all it can (past max_utilization): 95% of that is one replica at 95%.
+  p.max_requests_per_second = p.capacity_requests_per_second;
+  const FleetPlan f = plan_fleet(m, pc, card(), p, c, r, Traffic{0.95 * p.capacity_requests_per_second, 1}, {}, {});
+  REQUIRE(f.replicas == 1);
+  CHECK_FALSE(f.meets_latency);
+  CHECK(f.latency_shortfall.limit == ServingLimit::utilization_cap);
+  CHECK(f.latency_shortfall.value == Approx(0.95));
+  CHECK(f.latency_shortfall.target == Approx(0.9));
+  CHECK(plan_fleet(m, pc, card(), plan_replica(m, pc, card(), c, r, {}), c, r, Traffic{1.0, 1}, {}, {}).latency_shortfall.limit ==
+        ServingLimit::none);
 }
 
 TEST_CASE("a month of serving is billed in whole instances", "[serving]") {
@@ -355,7 +390,10 @@ TEST_CASE("traffic beyond any sane fleet is refused, never priced at over 100% u
   CHECK(f.beyond_limit);
   CHECK(f.replicas == 0);
   CHECK(f.replicas_needed == Approx(std::ceil(1e7 / p.max_requests_per_second)));
-  CHECK(f.latency_why.find("beyond any sane fleet") != std::string::npos);
+  CHECK(f.latency_shortfall.limit == ServingLimit::beyond_fleet);
+  CHECK(f.latency_shortfall.value == f.replicas_needed);
+  CHECK(f.latency_shortfall.target == 100000);
+  CHECK(f.latency_shortfall.gpus_per_replica == 1);
   Provider prov;
   CHECK_FALSE(price_serving(offer(8, 2.0), prov, c, p, f, {}, RunInputs{}));
   // Just inside the limit: priced, and the GPU count is exact (no 32-bit overflow).
@@ -402,8 +440,9 @@ TEST_CASE("serve's offer search picks the tensor-parallel degree and explains ex
   s = search_serving(j, {{&prov, &o1, &g, 1.0}});
   CHECK(s.options.empty());
   REQUIRE(s.excluded.size() == 1);
-  CHECK(s.excluded.front().why.find("beyond any sane fleet") != std::string::npos);
   CHECK(s.excluded.front().refusal == ServingRefusal::beyond_fleet);  // what serve's "no answer" note goes by
+  CHECK(s.excluded.front().shortfall.limit == ServingLimit::beyond_fleet);
+  CHECK(s.excluded.front().where.offer == &o1);
 }
 
 TEST_CASE("estimate's decode speed is serve's: one pass model", "[serving][time]") {

@@ -8,6 +8,7 @@
 #include "gpuplan/memory.hpp"
 #include "gpuplan/serving_routes.hpp"
 #include "io/render/format.hpp"
+#include "io/render/serve_words.hpp"
 
 namespace gpuplan::io {
 
@@ -65,7 +66,7 @@ json serving_option_json(const ServingOption& r, const ServeRowContext& c) {
           {"mean_batch_at_peak", r.fleet.at_peak.mean_batch},
           {"prefill_seconds", p.prefill_seconds},
           {"meets_latency", r.fleet.meets_latency},
-          {"latency_problem", or_null(!r.fleet.latency_why.empty(), r.fleet.latency_why)},
+          {"latency_problem", or_null(r.fleet.latency_shortfall.limit != ServingLimit::none, shortfall_text(r.fleet.latency_shortfall))},
           {"replica_hours_per_month", r.fleet.replica_hours_per_month},
           {"cold_start_seconds", or_null(c.scale_to_zero, r.cold_start_seconds)},
           {"cold_start_request_share", r.fleet.cold_start_request_share},
@@ -130,7 +131,7 @@ Table serving_excluded_table(const ServingSearch& s) {
   Table t;
   t.title = "Excluded offers";
   t.columns = {"offer", "why"};
-  for (const auto& e : s.excluded) t.rows.push_back({e.where.offer->key(), e.why});
+  for (const auto& e : s.excluded) t.rows.push_back({e.where.offer->key(), exclusion_text(e)});
   return t;
 }
 
@@ -199,12 +200,12 @@ std::string route_title(const ServeReport& r, const ServeRoute& route) {
 // Why a route has no answer, chosen from the search's codes: no offer hosts the model, traffic
 // beyond any fleet, or latency.
 std::string no_answer(const ServingSearch& sr) {
-  if (!sr.options.empty()) return "no offer meets the latency target: " + sr.options.front().fleet.latency_why;
+  if (!sr.options.empty()) return "no offer meets the latency target: " + shortfall_text(sr.options.front().fleet.latency_shortfall);
   const auto beyond = std::find_if(sr.excluded.begin(), sr.excluded.end(),
                                    [](const ServingExclusion& e) { return e.refusal == ServingRefusal::beyond_fleet; });
   if (beyond != sr.excluded.end())
     return "the traffic is beyond any sane fleet on every offer that hosts the model (" + beyond->where.offer->key() + ": " +
-           beyond->why + "); split it, lower it, or shorten the requests";
+           exclusion_text(*beyond) + "); split it, lower it, or shorten the requests";
   return "no offer meets the latency target (nothing can host the model; --explain lists why)";
 }
 
@@ -226,7 +227,7 @@ json serve_json(const ServeReport& r) {
   for (const ServeRoute& route : r.routes) {
     const ServeRowContext c = row_context(r, route);
     for (const ServingOption& o : shown_options(r, route)) offers.push_back(serving_option_json(o, c));
-    for (const auto& e : route.search.excluded) excluded.push_back({{"route", route.name}, {"offer", e.where.offer->key()}, {"why", e.why}});
+    for (const auto& e : route.search.excluded) excluded.push_back({{"route", route.name}, {"offer", e.where.offer->key()}, {"why", exclusion_text(e)}});
     const ServingOption* best = best_serving_option(route.search);
     routes.push_back({{"route", route.name},
                       {"share", route.share},

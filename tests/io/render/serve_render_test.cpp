@@ -60,6 +60,25 @@ ServingOption option(const Sheet& s) {
   return o;
 }
 
+// A limit with its number and the bound it passes (and, beyond the fleet, the GPUs per replica).
+ServingShortfall limit(ServingLimit l, double value, double target, int gpus_per_replica = 0) {
+  ServingShortfall f;
+  f.limit = l;
+  f.value = value;
+  f.target = target;
+  f.gpus_per_replica = gpus_per_replica;
+  return f;
+}
+
+// The sheet's offer, left out for want of a spot price.
+ServingExclusion no_spot_price(const Sheet& s) {
+  ServingExclusion e;
+  e.where = {&s.provider, &s.offer, nullptr, 1};
+  e.refusal = ServingRefusal::no_price;
+  e.pricing = Pricing::spot;
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("a serving option's JSON: raw figures, per-GPU speeds and nulls for what does not apply", "[render][serve]") {
@@ -89,8 +108,8 @@ TEST_CASE("a serving option's JSON: raw figures, per-GPU speeds and nulls for wh
   CHECK(j["cost_per_request"] == 0.0041152);
   CHECK(serving_option_json(option(s), {"chat", "spot", "USD", true})["cold_start_seconds"] == 95);
   ServingOption late = option(s);
-  late.fleet.latency_why = "TTFT p95 0.9 s over the 0.5 s target";
-  CHECK(serving_option_json(late, {"chat", "on_demand", "USD", false})["latency_problem"] == "TTFT p95 0.9 s over the 0.5 s target");
+  late.fleet.latency_shortfall = limit(ServingLimit::ttft_idle, 0.9, 0.5);
+  CHECK(serving_option_json(late, {"chat", "on_demand", "USD", false})["latency_problem"] == "TTFT with no queue is 900 ms, over the 500 ms target");
 }
 
 TEST_CASE("the serving table rounds for people, its CSV keeps raw numbers", "[render][serve]") {
@@ -137,10 +156,10 @@ TEST_CASE("the roofline: memory or compute bound per batch, past the KV cache ma
 TEST_CASE("excluded serving offers say why", "[render][serve]") {
   const Sheet s;
   ServingSearch search;
-  search.excluded = {{{&s.provider, &s.offer, nullptr, 1}, "no spot price on the sheet", ServingRefusal::no_price}};
+  search.excluded = {no_spot_price(s)};
   const Table t = serving_excluded_table(search);
   CHECK(t.columns == std::vector<std::string>{"offer", "why"});
-  CHECK(t.rows == std::vector<std::vector<std::string>>{{"runpod/h100-sxm", "no spot price on the sheet"}});
+  CHECK(t.rows == std::vector<std::vector<std::string>>{{"runpod/h100-sxm", "no spot price"}});
 }
 
 // --- the whole report ---------------------------------------------------------------------------
@@ -164,7 +183,7 @@ ServeReport report(const Sheet& s) {
   route.model_name = "Llama 3.1 8B";
   route.model_source = "catalog";
   route.search.options = {option(s)};
-  route.search.excluded = {{{&s.provider, &s.offer, nullptr, 1}, "no spot price on the sheet", ServingRefusal::no_price}};
+  route.search.excluded = {no_spot_price(s)};
   r.routes = {route};
   return r;
 }
@@ -189,7 +208,7 @@ TEST_CASE("serve's JSON: the inputs echoed, the shown offers, each route's best 
   CHECK(j["routes"][0]["model"] == nlohmann::json{{"id", "llama-3.1-8b"}, {"name", "Llama 3.1 8B"}, {"source", "catalog"}});
   CHECK(j["routes"][0]["share"] == 1.0);
   CHECK(j["routes"][0]["best"]["cost_per_month"] == 12345.678);
-  CHECK(j["excluded"] == nlohmann::json::parse(R"([{"route": "all", "offer": "runpod/h100-sxm", "why": "no spot price on the sheet"}])"));
+  CHECK(j["excluded"] == nlohmann::json::parse(R"([{"route": "all", "offer": "runpod/h100-sxm", "why": "no spot price"}])"));
   // One route: the combined cost is its own; 1.2e9 tokens and (unset) 0 requests a month.
   CHECK(j["combined"]["cost_per_month"] == 12345.678);
   CHECK(j["combined"]["cost_per_million_output_tokens"].get<double>() == Approx(12345.678 / 1200));
@@ -265,13 +284,17 @@ TEST_CASE("serve's notes say why a route has no answer: latency, beyond any flee
   const Sheet s;
   ServeReport r = report(s);
   r.routes[0].search.options[0].fleet.meets_latency = false;
-  r.routes[0].search.options[0].fleet.latency_why = "TPOT p95 80 ms over the 50 ms target";
-  CHECK(serve_notes(r, automatic)[0] == "no offer meets the latency target: TPOT p95 80 ms over the 50 ms target");
+  r.routes[0].search.options[0].fleet.latency_shortfall = limit(ServingLimit::tpot_at_batch_one, 0.08, 0.05);
+  CHECK(serve_notes(r, automatic)[0] == "no offer meets the latency target: TPOT at batch 1 is 80 ms, over the 50 ms target");
   r.routes[0].search.options.clear();
   CHECK(serve_notes(r, automatic)[0] == "no offer meets the latency target (nothing can host the model; --explain lists why)");
-  r.routes[0].search.excluded.push_back({{&s.provider, &s.offer, nullptr, 1}, "needs 120000 GPUs", ServingRefusal::beyond_fleet});
-  CHECK(serve_notes(r, automatic)[0] == "the traffic is beyond any sane fleet on every offer that hosts the model (runpod/h100-sxm: needs 120000 GPUs); "
-                             "split it, lower it, or shorten the requests");
+  ServingExclusion beyond = no_spot_price(s);
+  beyond.refusal = ServingRefusal::beyond_fleet;
+  beyond.shortfall = limit(ServingLimit::beyond_fleet, 120000, 100000, 1);
+  r.routes[0].search.excluded.push_back(beyond);
+  CHECK(serve_notes(r, automatic)[0] == "the traffic is beyond any sane fleet on every offer that hosts the model (runpod/h100-sxm: "
+                                        "the peak needs 120000 replicas (1 GPU each), beyond any sane fleet (limit 100000 GPUs)); "
+                                        "split it, lower it, or shorten the requests");
   r.routed = true;
   r.routes[0].name = "large";
   CHECK(serve_notes(r, automatic)[0].rfind("route large: the traffic is beyond", 0) == 0);
