@@ -35,8 +35,9 @@ struct Report {
   std::vector<std::string> notes;  // printed under the tables (table, markdown, github)
   std::optional<Table> csv;        // what CSV prints when not the first table
   // What a CI gate prints before the report: workflow annotations (github), and the verdict a
-  // PR comment opens with, before any table a name could disturb (markdown).
-  std::string github_annotations, markdown_verdict;
+  // PR comment opens with, before any table a name could disturb (markdown). Initialised here
+  // so the commands' Report{json, tables, notes, csv} need not spell them.
+  std::string github_annotations{}, markdown_verdict{};
 };
 
 struct RenderOptions {
