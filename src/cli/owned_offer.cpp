@@ -69,7 +69,7 @@ std::optional<OwnedOffer> build_owned_offer(const Context& ctx, const OwnedOffer
   o.ownership.purchase.basis = run.spec.bill.tax_basis;
   o.ownership.purchase.input_tax_credit = run.spec.bill.input_tax_credit;
   read_buyer_country(f.own, o.ownership.purchase);
-  read_ownership(f.own, *gpu, run, ctx.money_style(), o.ownership);
+  read_ownership(f.own, *gpu, run, o.ownership);
   o.month = owned_month(n, o.utilisation, o.ownership.terms, o.ownership.horizon_months);
   o.hour = *owned_hour_cost(o.month);  // utilisation >= 1%: some hours are served
   o.per_gpu_hour = o.marginal ? o.hour.marginal : o.hour.full;

@@ -26,7 +26,7 @@ nlohmann::json owned_json(const OwnedBlock& b) {
           {"power_price_per_kwh", t.power_price_per_kwh},
           {"load_factor", t.load_factor},
           {"purchase", purchase_json(b.purchase)},
-          {"defaults", b.defaults}};
+          {"defaults", default_texts(b.defaults, kJsonMoney)}};
 }
 
 std::vector<std::string> owned_notes(const OwnedBlock& b, MoneyStyle style) {
@@ -43,13 +43,9 @@ std::vector<std::string> owned_notes(const OwnedBlock& b, MoneyStyle style) {
                   money(m.power, 2) + " + maintenance " + money(m.maintenance, 2) + " + failures " + money(m.failures, 2) + " + colocation " +
                   money(m.colo, 2) + " + engineer time " + money(m.ops, 2) + " a month over " + std::to_string(b.horizon_months) +
                   " months, as buy-vs-rent prices owning");
-  for (const auto& n : b.notes) out.push_back("owned: " + n);
-  for (const auto& w : b.purchase.warnings) out.push_back("owned: warning: " + w);
-  if (!b.defaults.empty()) {
-    std::string line = "owned: defaults used (override with the flag): ";
-    for (std::size_t i = 0; i < b.defaults.size(); ++i) line += (i ? ", " : "") + b.defaults[i];
-    out.push_back(line);
-  }
+  for (const auto& n : b.notes) out.push_back("owned: " + ownership_note_text(n));
+  for (const auto& w : b.purchase.warnings) out.push_back("owned: warning: " + stand_in_text(w, style));
+  if (!b.defaults.empty()) out.push_back(defaults_line("owned: defaults used (override with the flag): ", b.defaults, style));
   return out;
 }
 

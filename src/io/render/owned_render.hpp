@@ -9,6 +9,7 @@
 
 #include "gpuplan/tco.hpp"
 #include "io/render/money_style.hpp"
+#include "io/render/ownership_words.hpp"
 #include "io/render/purchase_report.hpp"
 
 namespace gpuplan::io {
@@ -26,10 +27,11 @@ struct OwnedBlock {
   int horizon_months = 36;
   OwnedTerms terms;
   PurchaseReport purchase;
-  std::vector<std::string> defaults;  // the defaults used, in words
-  std::vector<std::string> notes;     // what the reader must know about the inputs, in words
+  std::vector<DefaultUsed> defaults;  // the defaults used (ownership_words.hpp)
+  std::vector<OwnershipFact> notes;   // what the reader must know about the inputs
 };
 
+// The defaults and purchase warnings in it are worded with kJsonMoney, whatever --grouping.
 nlohmann::json owned_json(const OwnedBlock& b);
 // The price line first, then the ownership notes, purchase warnings and defaults, each marked "owned:".
 std::vector<std::string> owned_notes(const OwnedBlock& b, MoneyStyle style);

@@ -37,9 +37,9 @@ OwnedBlock two_4090s(bool marginal) {
   b.terms.load_factor = 1.0;
   b.purchase.country = "IN";
   b.purchase.country_from = "--buyer-country";
-  b.purchase.warnings = {"a warning"};
-  b.defaults = {"PUE 1.10 (--pue)", "bought outright (--financing)"};
-  b.notes = {"a note"};
+  b.purchase.warnings = {{StandInFigure::colo, "IN", "", 200, "USD", 16600, "INR"}};
+  b.defaults = {{OwnershipDefault::colo, 16600, "INR", "--colo", "", false, 0}, {OwnershipDefault::financing, 0, "share", "--financing", "", false, 0}};
+  b.notes = {{OwnershipNote::engineer_time_not_counted, ""}};
   return b;
 }
 
@@ -66,7 +66,9 @@ TEST_CASE("owned JSON carries the offer, its use and its price under the documen
   CHECK(j["power_price_per_kwh"] == 9);
   CHECK(j["load_factor"] == 1.0);
   CHECK(j["purchase"]["country"] == "IN");
-  CHECK(j["defaults"] == nlohmann::json::array({"PUE 1.10 (--pue)", "bought outright (--financing)"}));
+  CHECK(j["defaults"] == nlohmann::json::array({"colocation 16,600 INR/kW/month (--colo)", "bought outright (--financing)"}));
+  CHECK(j["purchase"]["warnings"] ==
+        nlohmann::json::array({"no IN colocation fee was found: it is the US figure (200 USD/kW/month) converted; pass --colo"}));
   CHECK(j.size() == 19);
   CHECK(owned_json(two_4090s(true))["priced_at"] == "marginal");
   CHECK(owned_json(two_4090s(true))["per_gpu_hour"] == 3.5967);
@@ -78,9 +80,17 @@ TEST_CASE("owned notes at the owner's full cost, then notes, warnings and defaul
   CHECK(n[0] == "owned/rtx-4090-x2 (2 GPUs you own, busy 40% of the month = 584 GPU-h) is priced at the owner's cost, 15.8399 INR/GPU-h: "
                 "capital 7,000.00 INR + power 1,200.50 INR + maintenance 900.00 INR + failures 150.00 INR + colocation 0.00 INR + "
                 "engineer time 0.00 INR a month over 36 months, as buy-vs-rent prices owning");
-  CHECK(n[1] == "owned: a note");
-  CHECK(n[2] == "owned: warning: a warning");
-  CHECK(n[3] == "owned: defaults used (override with the flag): PUE 1.10 (--pue), bought outright (--financing)");
+  CHECK(n[1] == "owned: engineer time is not counted (no published figure): add it with --ops-hours-per-month and --engineer-rate");
+  CHECK(n[2] == "owned: warning: no IN colocation fee was found: it is the US figure (200 USD/kW/month) converted; pass --colo");
+  CHECK(n[3] == "owned: defaults used (override with the flag): colocation 16,600 INR/kW/month (--colo), bought outright (--financing)");
+}
+
+TEST_CASE("owned JSON words its defaults the same whatever the notes' grouping", "[render][owned]") {
+  OwnedBlock b = two_4090s(false);
+  b.defaults.front().value = 1234567;
+  const auto n = owned_notes(b, MoneyStyle{DigitGrouping::none});
+  CHECK(n.back() == "owned: defaults used (override with the flag): colocation 1234567 INR/kW/month (--colo), bought outright (--financing)");
+  CHECK(owned_json(b)["defaults"][0] == "colocation 12,34,567 INR/kW/month (--colo)");  // kJsonMoney: as without --grouping
 }
 
 TEST_CASE("owned notes at the marginal cost name the full cost beside it, grouped as asked", "[render][owned]") {
