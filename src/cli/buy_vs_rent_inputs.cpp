@@ -294,15 +294,15 @@ void read_rent_terms(const Catalog& catalog, const BuyVsRentFlags& f, BuyVsRentS
 }
 
 // The owner's terms (ownership_flags.cpp) into the setup.
-void read_ownership_terms(const BuyVsRentFlags& f, io::MoneyStyle style, BuyVsRentSetup& s) {
+void read_ownership_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   Ownership o;
   o.purchase = s.purchase;
-  read_ownership(f.own, *s.gpu, s.run, style, o);
+  read_ownership(f.own, *s.gpu, s.run, o);
   s.in.owned = o.terms;
   s.in.horizon_months = o.horizon_months;
   s.purchase = o.purchase;
   s.defaults.insert(s.defaults.end(), o.defaults.begin(), o.defaults.end());
-  s.notes.insert(s.notes.end(), o.notes.begin(), o.notes.end());
+  for (const auto& n : o.notes) s.notes.push_back(io::ownership_note_text(n));
   s.ops_counted = o.ops_counted;
 }
 
@@ -348,7 +348,7 @@ BuyVsRentSetup build_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& flags
   s.gpu = &resolve_gpu(ctx.catalog(), f.gpu);
   s.in.uncertainty_rule = td::kUncertaintyRule;
   read_demand(f, s);
-  read_ownership_terms(f, ctx.money_style(), s);
+  read_ownership_terms(f, s);
   read_rent_terms(ctx.catalog(), f, s);
   if (!f.place.countries.empty() && f.own.buyer_country.empty())
     s.notes.push_back("--country keeps renting to offers in that country (as in compare); the buyer, whose country sets the tax owed, "

@@ -54,7 +54,7 @@ struct BuyVsRentSetup {
   std::vector<ReplayJob> jobs;
   double hours_per_month = 0;        // expected demand
   bool count_given = false;
-  std::vector<std::string> defaults;  // "power 0.16 USD/kWh (--power-price)" for each default used
+  std::vector<io::DefaultUsed> defaults;  // each default used (io/render/ownership_words.hpp words them)
   std::vector<std::string> demand_notes;  // what the reader must know about the demand (printed first)
   std::vector<std::string> notes;     // what the reader must know about the other inputs
   bool ops_counted = false;

@@ -40,22 +40,23 @@ int run_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f) {
   const BuyVsRentSetup s = build_buy_vs_rent(ctx, f);
   const TcoAnalysis a = analyse_buy_vs_rent(s).a;
   const io::TcoContext c = context_of(s);
-  const std::vector<std::string> reasons = io::tco_reasons(s.in, a, c, ctx.money_style());
+  const io::MoneyStyle style = ctx.money_style();
+  const std::vector<std::string> reasons = io::tco_reasons(s.in, a, c, style);
   Report r;
-  r.json = io::tco_json(s.in, a, c, reasons);
+  r.json = io::tco_json(s.in, a, c, io::tco_reasons(s.in, a, c, io::kJsonMoney));  // JSON whatever --grouping
   r.json["purchase"] = io::purchase_json(s.purchase);
   std::vector<std::string> warnings = s.price_warnings;
-  warnings.insert(warnings.end(), s.purchase.warnings.begin(), s.purchase.warnings.end());
+  for (const auto& w : io::stand_in_texts(s.purchase.warnings, io::kJsonMoney)) warnings.push_back(w);
   r.json["warnings"] = warnings;
   for (const auto& w : s.price_warnings) ctx.warn(w);
   if (ctx.format() == Format::csv) r.tables.push_back(io::tco_series_table(s.in, a, c));  // CSV prints the first table
-  for (auto& t : io::tco_tables(s.in, a, c, reasons, ctx.money_style())) r.tables.push_back(std::move(t));
+  for (auto& t : io::tco_tables(s.in, a, c, reasons, style)) r.tables.push_back(std::move(t));
   // The purchase lines right after the verdict and monthly tables, when there is tax, duty or
   // a stand-in figure to show (a US buyer at list prices has neither).
   if (s.purchase.gst_rate > 0 || !s.purchase.warnings.empty())
     r.tables.insert(r.tables.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(r.tables.size()), ctx.format() == Format::csv ? 3 : 2),
-                    io::purchase_table(s.purchase, c.currency, ctx.money_style()));
-  for (const auto& w : s.purchase.warnings) {
+                    io::purchase_table(s.purchase, c.currency, style));
+  for (const auto& w : io::stand_in_texts(s.purchase.warnings, style)) {
     ctx.warn(w);
     r.notes.push_back("warning: " + w);
   }
@@ -66,11 +67,8 @@ int run_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f) {
     r.notes.push_back("divisible-hours model: demand is GPU-hours that can be spread over any of the GPUs; give a job log as --demand "
                       "to replay the jobs whole (as replay and advise do)");
   for (const auto& src : s.purchase.sources) r.notes.push_back("source of the " + s.purchase.country + " default " + src);
-  if (!s.defaults.empty()) {
-    std::string line = "defaults used (override with the flag; sources in README \"Buy or rent\"): ";
-    for (std::size_t i = 0; i < s.defaults.size(); ++i) line += (i ? ", " : "") + s.defaults[i];
-    r.notes.push_back(line);
-  }
+  if (!s.defaults.empty())
+    r.notes.push_back(io::defaults_line("defaults used (override with the flag; sources in README \"Buy or rent\"): ", s.defaults, style));
   if (c.currency != "USD" || s.run.fx.as_of == "--fx") r.notes.push_back("exchange rates as of " + s.run.fx.as_of);
   ctx.print_report(r);
   return 0;

@@ -128,10 +128,10 @@ int run_compare(const Context& ctx, const CompareFlags& f) {
   else r = Report{{}, io::compare_tables(cr, ctx.money_style()), io::compare_notes(cr), {}};
   if (owned) {
     if (ctx.json_output()) {
-      r.json["owned"] = owned_offer_json(*owned);
+      r.json["owned"] = io::owned_json(owned_block(*owned));
       r.json["owned"]["runs_the_job"] = owned_runs;
     }
-    for (const auto& n : owned_offer_notes(*owned, cr.run.currency, ctx.money_style())) r.notes.push_back(n);
+    for (const auto& n : io::owned_notes(owned_block(*owned), ctx.money_style())) r.notes.push_back(n);
     if (!owned_runs) r.notes.push_back(owned->offer().key() + " cannot run this job (gpuplan estimate --gpu " + owned->gpu().id + " shows why)");
   }
   ctx.print_report(std::move(r));

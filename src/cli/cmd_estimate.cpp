@@ -150,8 +150,8 @@ int run_estimate(const Context& ctx, const EstimateFlags& f) {
   const int code = price_offers(ctx, f, m, pc, gpus, owned, er);
   Report r{io::estimate_json(er), io::estimate_tables(er, ctx.money_style()), io::estimate_notes(er), {}};
   if (owned) {
-    r.json["owned"] = owned_offer_json(*owned);
-    for (const auto& n : owned_offer_notes(*owned, er.run.currency, ctx.money_style())) r.notes.push_back(n);
+    r.json["owned"] = io::owned_json(owned_block(*owned));
+    for (const auto& n : io::owned_notes(owned_block(*owned), ctx.money_style())) r.notes.push_back(n);
   }
   io::ErrorBars bars = model_bands(ctx, er.workload.method == Method::inference);
   bars.per_gpu_bytes = total;

@@ -233,8 +233,8 @@ int run_plan(const Context& ctx, const PlanFlags& f, const ResolvedModel& rm) {
   Report r{io::plan_json(v), io::plan_tables(v, style), io::plan_notes(v, style), io::plan_csv_table(v, style)};
   add_price_warnings(ctx, r, in, res, run);
   if (owned) {
-    r.json["owned"] = owned_offer_json(*owned);
-    for (const auto& n : owned_offer_notes(*owned, run.currency, style)) r.notes.push_back(n);
+    r.json["owned"] = io::owned_json(owned_block(*owned));
+    for (const auto& n : io::owned_notes(owned_block(*owned), style)) r.notes.push_back(n);
   }
   const int code = res.best.empty() || !res.best.front().feasible() ? 1 : 0;
   if (!res.best.empty()) {

@@ -176,11 +176,9 @@ int run_replay(const Context& ctx, ReplayFlags f) {
   if (s.spot.offers.empty() && !map.checkpointing.empty())
     r.notes.push_back("no loaded offer rents " + s.rented_gpu->id + " on spot: checkpointing jobs burst on-demand too");
   for (const auto& n : s.notes) r.notes.push_back(n);  // not s.demand_notes: the profile notes are buy-vs-rent's, not the replay's
-  if (!s.defaults.empty()) {
-    std::string line = "defaults used (override with the flag; sources in README \"Buy or rent\"): ";
-    for (std::size_t i = 0; i < s.defaults.size(); ++i) line += (i ? ", " : "") + s.defaults[i];
-    r.notes.push_back(line);
-  }
+  if (!s.defaults.empty())
+    r.notes.push_back(io::defaults_line("defaults used (override with the flag; sources in README \"Buy or rent\"): ", s.defaults,
+                                        ctx.money_style()));
   if (sweep.cheapest < 0)
     r.notes.push_back("no fleet replayed keeps p95 queue time under " + f.max_p95 + ": add owned GPUs or a shorter --burst-after");
   ctx.print_report(std::move(r));

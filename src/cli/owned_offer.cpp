@@ -6,7 +6,6 @@
 #include "cli/common.hpp"
 #include "cli/format_values.hpp"
 #include "gpuplan/units.hpp"
-#include "io/render/tco_render.hpp"
 
 namespace gpuplan::cli {
 namespace {
@@ -70,7 +69,7 @@ std::optional<OwnedOffer> build_owned_offer(const Context& ctx, const OwnedOffer
   o.ownership.purchase.basis = run.spec.bill.tax_basis;
   o.ownership.purchase.input_tax_credit = run.spec.bill.input_tax_credit;
   read_buyer_country(f.own, o.ownership.purchase);
-  read_ownership(f.own, *gpu, run, ctx.money_style(), o.ownership);
+  read_ownership(f.own, *gpu, run, o.ownership);
   o.month = owned_month(n, o.utilisation, o.ownership.terms, o.ownership.horizon_months);
   o.hour = *owned_hour_cost(o.month);  // utilisation >= 1%: some hours are served
   o.per_gpu_hour = o.marginal ? o.hour.marginal : o.hour.full;
@@ -120,53 +119,21 @@ void keep_owned_shown(std::vector<PricedOffer>& shown, const std::vector<PricedO
   if (it != all.end()) shown.push_back(*it);
 }
 
-nlohmann::json owned_offer_json(const OwnedOffer& o) {
-  const OwnedTerms& t = o.ownership.terms;
-  const MonthlyCost& m = o.month;
-  return {{"offer", o.offer().key()},
-          {"gpu", o.gpu().id},
-          {"gpus", o.gpus},
-          {"utilization", o.utilisation},
-          {"utilisation", o.utilisation},  // the first spelling, kept until schema 2 (docs/json.md)
-          {"owned_gpu_hours_per_month", m.owned_gpu_hours},
-          {"priced_at", o.marginal ? "marginal" : "full"},
-          {"per_gpu_hour", o.per_gpu_hour},
-          {"full_per_gpu_hour", o.hour.full},
-          {"marginal_per_gpu_hour", o.hour.marginal},
-          {"horizon_months", o.ownership.horizon_months},
-          {"monthly", {{"capital", m.capital}, {"power", m.power}, {"maintenance", m.maintenance}, {"failures", m.failures},
-                       {"colo", m.colo}, {"ops", m.ops}, {"total", m.capital + m.running}}},
-          {"gpu_price", t.gpu_price},
-          {"rest_of_machine_per_build", t.rest_of_machine_per_build},
-          {"gpus_per_build", t.gpus_per_build},
-          {"power_price_per_kwh", t.power_price_per_kwh},
-          {"load_factor", t.load_factor},
-          {"purchase", io::purchase_json(o.ownership.purchase)},
-          {"defaults", o.ownership.defaults}};
-}
-
-std::vector<std::string> owned_offer_notes(const OwnedOffer& o, const std::string& cur, io::MoneyStyle style) {
-  const MonthlyCost& m = o.month;
-  auto money = [&](double v, int d) { return io::money_text(v, cur, d, style); };
-  const std::string what = o.offer().key() + " (" + count_of(o.gpus, "GPU") + " you own, busy " + num(o.utilisation * 100, 0) + "% of the month = " +
-                           num(m.owned_gpu_hours, 0) + " GPU-h)";
-  std::vector<std::string> out;
-  if (o.marginal)
-    out.push_back(what + " is priced at its marginal cost, " + money(o.hour.marginal, 4) + "/GPU-h: power " + money(m.power, 2) +
-                  " + maintenance " + money(m.maintenance, 2) + " a month, no purchase price (owner's full cost " + money(o.hour.full, 4) + "/GPU-h)");
-  else
-    out.push_back(what + " is priced at the owner's cost, " + money(o.hour.full, 4) + "/GPU-h: capital " + money(m.capital, 2) + " + power " +
-                  money(m.power, 2) + " + maintenance " + money(m.maintenance, 2) + " + failures " + money(m.failures, 2) + " + colocation " +
-                  money(m.colo, 2) + " + engineer time " + money(m.ops, 2) + " a month over " + std::to_string(o.ownership.horizon_months) +
-                  " months, as buy-vs-rent prices owning");
-  for (const auto& n : o.ownership.notes) out.push_back("owned: " + n);
-  for (const auto& w : o.ownership.purchase.warnings) out.push_back("owned: warning: " + w);
-  if (!o.ownership.defaults.empty()) {
-    std::string line = "owned: defaults used (override with the flag): ";
-    for (std::size_t i = 0; i < o.ownership.defaults.size(); ++i) line += (i ? ", " : "") + o.ownership.defaults[i];
-    out.push_back(line);
-  }
-  return out;
+io::OwnedBlock owned_block(const OwnedOffer& o) {
+  return io::OwnedBlock{.offer = o.offer().key(),
+                        .gpu = o.gpu().id,
+                        .currency = o.provider().currency,  // run.currency: the offer is priced in it
+                        .gpus = o.gpus,
+                        .utilization = o.utilisation,
+                        .marginal = o.marginal,
+                        .month = o.month,
+                        .hour = o.hour,
+                        .per_gpu_hour = o.per_gpu_hour,
+                        .horizon_months = o.ownership.horizon_months,
+                        .terms = o.ownership.terms,
+                        .purchase = o.ownership.purchase,
+                        .defaults = o.ownership.defaults,
+                        .notes = o.ownership.notes};
 }
 
 }  // namespace gpuplan::cli

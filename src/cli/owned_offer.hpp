@@ -16,6 +16,7 @@
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/plan.hpp"
 #include "gpuplan/tco.hpp"
+#include "io/render/owned_render.hpp"
 
 namespace gpuplan::cli {
 
@@ -57,8 +58,8 @@ PlanOffer owned_plan_offer(const OwnedOffer& o);
 // Keeps the owned row among the `shown` rows (it may rank below --top).
 void keep_owned_shown(std::vector<PricedOffer>& shown, const std::vector<PricedOffer>& all, const OwnedOffer& o);
 
-// JSON "owned" and the notes every command prints under its table.
-nlohmann::json owned_offer_json(const OwnedOffer& o);
-std::vector<std::string> owned_offer_notes(const OwnedOffer& o, const std::string& currency, io::MoneyStyle style);
+// The plain value io::owned_json and io::owned_notes render: JSON "owned" and the notes every
+// command prints under its table.
+io::OwnedBlock owned_block(const OwnedOffer& o);
 
 }  // namespace gpuplan::cli

@@ -10,7 +10,6 @@
 #include "gpuplan/tco_defaults.hpp"
 #include "gpuplan/tco_purchase.hpp"
 #include "gpuplan/units.hpp"
-#include "io/render/tco_render.hpp"
 
 namespace gpuplan::cli {
 namespace td = tco_defaults;
@@ -75,9 +74,7 @@ io::PurchaseLine purchase_line(const std::string& what, const std::string& basis
 
 // The horizon, the hardware's price and the build it sits in, taxed and imported as the
 // buyer's country does (src/core/tco_purchase.cpp).
-void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s) {
-  auto money = [&](double v, const std::string& currency, int decimals) { return io::money_text(v, currency, decimals, style); };
-  auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
+void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s) {
   const std::string& cur = run.currency;
   auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
   const bool rack = gpu.form == GpuForm::datacentre;
@@ -94,10 +91,8 @@ void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& r
   } else if (gpu.price_usd) {
     list = usd(*gpu.price_usd);
     basis = cd.street_prices_sourced ? "catalog list" : "US list x FX (!)";
-    note_default(gpu.id + " at its " + (cd.street_prices_sourced ? "" : "US ") + "catalog list price " + money(list, cur, 0), "--gpu-price");
-    if (!cd.street_prices_sourced)
-      p.warnings.push_back("no " + p.country + " street price of " + gpu.id + " was found in a public source: it is priced at its US list price (" +
-                           money(*gpu.price_usd, "USD", 0) + " = " + money(list, cur, 0) + "); pass --gpu-price with a local quote");
+    s.defaults.push_back({io::OwnershipDefault::gpu_list_price, list, cur, "--gpu-price", gpu.id, !cd.street_prices_sourced, 0});
+    if (!cd.street_prices_sourced) p.warnings.push_back({io::StandInFigure::gpu_price, p.country, gpu.id, *gpu.price_usd, "USD", list, cur});
   } else {
     bad_flag("--gpu-price", gpu.id + " has no purchase price in the catalog: pass --gpu-price (per GPU, e.g. --gpu-price 25000)");
   }
@@ -116,17 +111,13 @@ void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& r
   } else if (rack) {
     rest = td::kRestOfMachineDatacentreShare * o.gpus_per_build * p.lines.front().cost.pre_tax;  // of the GPUs before tax
     basis = "12.5% of GPUs";
-    note_default("rest of machine " + money(rest, cur, 0) + " per " + std::to_string(o.gpus_per_build) +
-                     "-GPU build: network and cabling only (12.5% of the GPUs), no server host",
-                 "--rest-of-machine");
-    s.notes.push_back("the data-centre rest-of-machine default covers network and cabling only; add the server host with --rest-of-machine (the cited 8xH100 node is 300-350k USD all-in)");
+    s.defaults.push_back({io::OwnershipDefault::rest_of_machine_rack, rest, cur, "--rest-of-machine", "", false, o.gpus_per_build});
+    s.notes.push_back({io::OwnershipNote::rack_rest_network_only, ""});
   } else {
     rest = usd(td::kRestOfMachineConsumerUsd);
     basis = p.country == "US" ? "desk-side parts" : converted;
-    note_default("rest of machine " + money(rest, cur, 0) + " per " + std::to_string(o.gpus_per_build) + "-GPU build", "--rest-of-machine");
-    if (p.country != "US")
-      p.warnings.push_back("no " + p.country + " price of the rest of a desk-side build was found: it is the US figure (" +
-                           money(td::kRestOfMachineConsumerUsd, "USD", 0) + ") converted; pass --rest-of-machine");
+    s.defaults.push_back({io::OwnershipDefault::rest_of_machine_desk, rest, cur, "--rest-of-machine", "", false, o.gpus_per_build});
+    if (p.country != "US") p.warnings.push_back({io::StandInFigure::desk_build, p.country, "", td::kRestOfMachineConsumerUsd, "USD", rest, cur});
   }
   p.lines.push_back(purchase_line("rest of build", basis, rest, !f.rest_of_machine.empty(), "", "", f, cd, run));
   o.rest_of_machine_per_build = p.lines.back().cost.total;
@@ -135,14 +126,12 @@ void read_hardware(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& r
     p.sources.push_back("GST: " + cd.hardware_gst->source);
     p.sources.push_back("import duty: " + cd.import_source);
     if (run.spec.bill.input_tax_credit)
-      s.notes.push_back("--input-tax-credit: GST/IGST on hardware and rent comes back as credit; customs duty does not");
+      s.notes.push_back({io::OwnershipNote::input_tax_credit, ""});
   }
 }
 
 // Power, upkeep, resale, financing, colocation and engineer time.
-void read_running_costs(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s) {
-  auto money = [&](double v, const std::string& currency, int decimals) { return io::money_text(v, currency, decimals, style); };
-  auto note_default = [&](const std::string& what, const std::string& flag) { s.defaults.push_back(what + " (" + flag + ")"); };
+void read_running_costs(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s) {
   const std::string& cur = run.currency;
   auto usd = [&](double v) { return to_display(v, "USD", run, SourceLocation{}); };
   const bool rack = gpu.form == GpuForm::datacentre;
@@ -155,39 +144,37 @@ void read_running_costs(const OwnershipFlags& f, const Gpu& gpu, const RunSettin
     // converted US one); a country without one gets the US figure, with a warning.
     const SourcedValue pw = country_buy_defaults(p.country, rack).power_price_per_kwh;
     o.power_price_per_kwh = to_display(pw.value, pw.currency, run, SourceLocation{});
-    note_default("power " + money(o.power_price_per_kwh, cur, 3) + "/kWh", "--power-price");
+    s.defaults.push_back({io::OwnershipDefault::power_price, o.power_price_per_kwh, cur, "--power-price", "", false, 0});
     p.sources.insert(p.sources.begin(), "power: " + pw.source);
     if (!pw.converted_from.empty())
-      p.warnings.push_back("no " + p.country + " power tariff is sourced: power is the US figure (" + money(pw.value, pw.currency, 3) +
-                           "/kWh) converted; pass --power-price");
+      p.warnings.push_back({io::StandInFigure::power_price, p.country, "", pw.value, pw.currency, o.power_price_per_kwh, cur});
     const std::string note = country_buy_defaults(p.country, rack).power_note;
-    if (!note.empty()) s.notes.push_back(note);
+    if (!note.empty()) s.notes.push_back({io::OwnershipNote::power_tariff, note});
   }
+  // A share or ratio flag, or its default (recorded as used).
   auto fraction_or = [&](const std::string& text, const char* flag, double min, double max, const char* example, double dflt,
-                         const std::string& what) {
+                         io::OwnershipDefault what) {
     if (!text.empty()) return fraction_flag(flag, text, min, max, example);
-    note_default(what, flag);
+    const bool ratio = what == io::OwnershipDefault::load_factor || what == io::OwnershipDefault::pue;
+    s.defaults.push_back({what, dflt, ratio ? "ratio" : "share", flag, "", false, 0});
     return dflt;
   };
-  const double lf = rack ? td::kLoadFactorDatacentre : td::kLoadFactorConsumer;
-  o.load_factor = fraction_or(f.load_factor, "--load-factor", 0.01, 5.0, "1.2", lf, "load factor " + num(lf, 2) + " x TDP");
-  o.idle_power_share = fraction_or(f.idle_power, "--idle-power", 0.0, 1.0, "10%", td::kIdlePowerShare, "idle draw " + num(td::kIdlePowerShare * 100, 0) + "% of TDP");
-  const double pue = rack ? td::kPueDatacentre : td::kPueConsumer;
-  o.pue = fraction_or(f.pue, "--pue", 1.0, 3.0, "1.4", pue, "PUE " + num(pue, 2));
-  o.maintenance_per_year = fraction_or(f.maintenance, "--maintenance", 0.0, 1.0, "8%", td::kMaintenancePerYear,
-                                       "maintenance " + num(td::kMaintenancePerYear * 100, 0) + "%/year");
-  o.failures_per_gpu_year = fraction_or(f.failure_rate, "--failure-rate", 0.0, 1.0, "5%", td::kFailuresPerGpuYear,
-                                        "failures " + num(td::kFailuresPerGpuYear * 100, 2) + "%/GPU-year");
-  const double kept = rack ? td::kResaleKeptPerYearDatacentre : td::kResaleKeptPerYearConsumer;
-  o.resale_kept_per_year = fraction_or(f.resale, "--resale", 0.0, 1.5, "85%", kept, "resale keeps " + num(kept * 100, 1) + "%/year");
-  o.financing_per_year = fraction_or(f.financing, "--financing", 0.0, 1.0, "9%", td::kFinancingPerYear, "bought outright");
+  using D = io::OwnershipDefault;
+  o.load_factor = fraction_or(f.load_factor, "--load-factor", 0.01, 5.0, "1.2", rack ? td::kLoadFactorDatacentre : td::kLoadFactorConsumer,
+                              D::load_factor);
+  o.idle_power_share = fraction_or(f.idle_power, "--idle-power", 0.0, 1.0, "10%", td::kIdlePowerShare, D::idle_power);
+  o.pue = fraction_or(f.pue, "--pue", 1.0, 3.0, "1.4", rack ? td::kPueDatacentre : td::kPueConsumer, D::pue);
+  o.maintenance_per_year = fraction_or(f.maintenance, "--maintenance", 0.0, 1.0, "8%", td::kMaintenancePerYear, D::maintenance);
+  o.failures_per_gpu_year = fraction_or(f.failure_rate, "--failure-rate", 0.0, 1.0, "5%", td::kFailuresPerGpuYear, D::failure_rate);
+  o.resale_kept_per_year = fraction_or(f.resale, "--resale", 0.0, 1.5, "85%",
+                                       rack ? td::kResaleKeptPerYearDatacentre : td::kResaleKeptPerYearConsumer, D::resale);
+  o.financing_per_year = fraction_or(f.financing, "--financing", 0.0, 1.0, "9%", td::kFinancingPerYear, D::financing);
   if (!f.colo.empty()) o.colo_per_kw_month = money_flag("--colo", f.colo, {"kw", "kw-month", "kw/month"}, run);
   else {
     o.colo_per_kw_month = usd(rack ? td::kColoDatacentreUsdPerKwMonth : td::kColoConsumerUsdPerKwMonth);
-    if (o.colo_per_kw_month > 0) note_default("colocation " + money(o.colo_per_kw_month, cur, 0) + "/kW/month", "--colo");
+    if (o.colo_per_kw_month > 0) s.defaults.push_back({io::OwnershipDefault::colo, o.colo_per_kw_month, cur, "--colo", "", false, 0});
     if (o.colo_per_kw_month > 0 && p.country != "US")
-      p.warnings.push_back("no " + p.country + " colocation fee was found: it is the US figure (" + money(td::kColoDatacentreUsdPerKwMonth, "USD", 0) +
-                           "/kW/month) converted; pass --colo");
+      p.warnings.push_back({io::StandInFigure::colo, p.country, "", td::kColoDatacentreUsdPerKwMonth, "USD", o.colo_per_kw_month, cur});
   }
   if (!f.ops_hours.empty()) {
     auto h = parse_count(f.ops_hours);
@@ -199,7 +186,7 @@ void read_running_costs(const OwnershipFlags& f, const Gpu& gpu, const RunSettin
   if (!f.engineer_rate.empty()) o.engineer_rate_per_hour = money_flag("--engineer-rate", f.engineer_rate, {"h", "hr", "hour"}, run);
   s.ops_counted = o.ops_hours_per_month > 0 && o.engineer_rate_per_hour > 0;
   if (!s.ops_counted)
-    s.notes.push_back("engineer time is not counted (no published figure): add it with --ops-hours-per-month and --engineer-rate");
+    s.notes.push_back({io::OwnershipNote::engineer_time_not_counted, ""});
 }
 
 
@@ -285,9 +272,9 @@ void read_buyer_country(const OwnershipFlags& f, io::PurchaseReport& p) {
     if (!value->empty() && !taxed) bad_flag(flag, "hardware GST and import duty are modelled for --buyer-country IN only (buyer: " + p.country + ")");
 }
 
-void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s) {
-  read_hardware(f, gpu, run, style, s);
-  read_running_costs(f, gpu, run, style, s);
+void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s) {
+  read_hardware(f, gpu, run, s);
+  read_running_costs(f, gpu, run, s);
 }
 
 }  // namespace gpuplan::cli

@@ -13,7 +13,7 @@
 #include "gpuplan/catalog.hpp"
 #include "gpuplan/offer_search.hpp"
 #include "gpuplan/tco.hpp"
-#include "io/render/money_style.hpp"
+#include "io/render/ownership_words.hpp"
 #include "io/render/purchase_report.hpp"
 
 namespace gpuplan::cli {
@@ -37,8 +37,8 @@ struct Ownership {
   OwnedTerms terms;
   int horizon_months = 36;
   io::PurchaseReport purchase;         // the buyer's country, hardware taxes and duty, warnings
-  std::vector<std::string> defaults;   // "power 0.16 USD/kWh (--power-price)" for each default used
-  std::vector<std::string> notes;      // what the reader must know about the inputs
+  std::vector<io::DefaultUsed> defaults;  // each default used (io/render/ownership_words.hpp words them)
+  std::vector<io::OwnershipFact> notes;   // what the reader must know about the inputs
   bool ops_counted = false;
 };
 
@@ -47,9 +47,9 @@ struct Ownership {
 void read_buyer_country(const OwnershipFlags& f, io::PurchaseReport& p);
 
 // The owner's terms for `gpu`, money in run.currency; `s.purchase.country` is already set
-// (read_buyer_country), as are its basis and input-tax credit. `style` spells the money in the
-// defaults and warnings it words.
-void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, io::MoneyStyle style, Ownership& s);
+// (read_buyer_country), as are its basis and input-tax credit. The defaults, notes and purchase
+// warnings are facts with numbers; renderers word them.
+void read_ownership(const OwnershipFlags& f, const Gpu& gpu, const RunSettings& run, Ownership& s);
 
 // A share ("60%", "0.6") or, for ratios such as PUE, a plain number, within [min, max]; exits 2
 // naming the flag otherwise.

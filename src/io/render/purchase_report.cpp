@@ -15,7 +15,7 @@ json purchase_json(const PurchaseReport& r) {
                      {"gst_recovered", l.cost.gst_recovered}, {"total", l.cost.total}});
   return {{"country", r.country}, {"country_from", r.country_from}, {"tax_basis", to_string(r.basis)},
           {"input_tax_credit", r.input_tax_credit}, {"gst_rate", r.gst_rate}, {"lines", lines},
-          {"sources", r.sources}, {"warnings", r.warnings}};
+          {"sources", r.sources}, {"warnings", stand_in_texts(r.warnings, kJsonMoney)}};
 }
 
 Table purchase_table(const PurchaseReport& r, const std::string& currency, MoneyStyle style) {

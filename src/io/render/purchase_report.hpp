@@ -1,7 +1,7 @@
 #pragma once
 // The hardware purchase behind buy-vs-rent's owning side, line by line: the price and where it
 // came from, duty, GST and what input-tax credit takes back, the sources of the country's
-// figures, and the warnings a converted figure carries. The same words go to the table and JSON.
+// figures, and the warnings a converted figure carries (in JSON worded with kJsonMoney).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "gpuplan/tco_purchase.hpp"
 #include "io/render/money_style.hpp"
+#include "io/render/ownership_words.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -28,7 +29,7 @@ struct PurchaseReport {
   double gst_rate = 0;                 // 0: no tax on hardware modelled
   std::vector<PurchaseLine> lines;
   std::vector<std::string> sources;    // "power: ...", "GST: ...", "import duty: ..."
-  std::vector<std::string> warnings;   // every figure that is not the buyer country's own
+  std::vector<StandIn> warnings;       // every figure that is not the buyer country's own (stand_in_text words it)
 };
 
 nlohmann::json purchase_json(const PurchaseReport& r);

@@ -185,14 +185,14 @@ json sensitivity_json(const TcoSensitivityRow& row) {
           {"flip_down", flip(x.flip_down, row.flip_down_verdict)}, {"flip_up", flip(x.flip_up, row.flip_up_verdict)}};
 }
 
-json assumptions_json(const OwnedTerms& o, const std::vector<std::string>& defaults) {
+json assumptions_json(const OwnedTerms& o, const std::vector<DefaultUsed>& defaults) {
   return {{"gpu_price", o.gpu_price}, {"rest_of_machine_per_build", o.rest_of_machine_per_build},
           {"gpus_per_build", o.gpus_per_build}, {"tdp_watts", o.tdp_watts}, {"load_factor", o.load_factor},
           {"idle_power_share", o.idle_power_share}, {"pue", o.pue}, {"power_price_per_kwh", o.power_price_per_kwh},
           {"maintenance_per_year", o.maintenance_per_year}, {"failures_per_gpu_year", o.failures_per_gpu_year},
           {"colo_per_kw_month", o.colo_per_kw_month}, {"ops_hours_per_month", o.ops_hours_per_month},
           {"engineer_rate_per_hour", o.engineer_rate_per_hour}, {"resale_kept_per_year", o.resale_kept_per_year},
-          {"financing_per_year", o.financing_per_year}, {"defaults_used", defaults}};
+          {"financing_per_year", o.financing_per_year}, {"defaults_used", default_texts(defaults, kJsonMoney)}};
 }
 
 json options_json(const TcoAnalysis& a) {

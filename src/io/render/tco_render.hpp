@@ -8,6 +8,7 @@
 
 #include "gpuplan/tco_analysis.hpp"
 #include "io/render/format.hpp"  // money_text
+#include "io/render/ownership_words.hpp"
 #include "io/render/render.hpp"
 
 namespace gpuplan::io {
@@ -19,7 +20,7 @@ struct TcoContext {
   std::string demand_source;           // "gpu_hours_per_month" | "utilization" | "file"
   int profile_periods = 0;             // 0: no profile file
   std::string profile_period;          // "day" | "week"
-  std::vector<std::string> defaults;   // the defaults used, in words
+  std::vector<DefaultUsed> defaults;   // the defaults used (worded in JSON with kJsonMoney)
   bool rented_equivalent = false;      // renting a different GPU than the one owned
   double swing = 0.2;                  // sensitivity
   int jobs = 0;                        // > 0: decided by replaying this many jobs of a log (tco_jobs.hpp)
@@ -27,7 +28,7 @@ struct TcoContext {
 };
 
 
-// `style` spells the money in the reasons' words (JSON carries them too) and the tables' cells.
+// `style` spells the money in the reasons' words: kJsonMoney for the JSON, the caller's for the tables.
 std::vector<std::string> tco_reasons(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, MoneyStyle style);
 nlohmann::json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons);
 // The verdict with its reasons, monthly options, hybrid curve, reserved terms, sensitivity and

@@ -26,7 +26,7 @@ PurchaseReport import_to_india(bool credit) {
   rest.cost = {1000000.4, 100000, 10000, 199800, 0, 1309800.4};
   r.lines = {gpu, rest};
   r.sources = {"GST: CBIC schedule"};
-  r.warnings = {"rest of build: a US list price converted at the FX rate"};
+  r.warnings = {{StandInFigure::desk_build, "IN", "", 1200, "USD", 100000, "INR"}};
   return r;
 }
 
@@ -44,7 +44,8 @@ TEST_CASE("purchase JSON names each tax part and carries raw amounts", "[render]
       "pre_tax": 1000000.4, "basic_customs_duty": 100000, "social_welfare_surcharge": 10000, "gst": 199800,
       "gst_recovered": 0, "total": 1309800.4})j"));
   CHECK(j["sources"] == nlohmann::json::array({"GST: CBIC schedule"}));
-  CHECK(j["warnings"].size() == 1);
+  CHECK(j["warnings"] == nlohmann::json::array({"no IN price of the rest of a desk-side build was found: it is the US figure (1,200 USD) "
+                                                "converted; pass --rest-of-machine"}));
 }
 
 TEST_CASE("the purchase table groups rupees in lakhs and adds duty and surcharge", "[render][purchase]") {

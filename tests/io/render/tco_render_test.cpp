@@ -59,7 +59,7 @@ struct Fixture {
     c.currency = "USD";
     c.hours_per_month = 1168;  // 80% of two GPUs' 730-hour months
     c.demand_source = "gpu_hours_per_month";
-    c.defaults = {"power price 0.12 USD/kWh"};
+    c.defaults = {{OwnershipDefault::power_price, 0.12, "USD", "--power-price", "", false, 0}};
     c.peak_gpus = 1.6;
   }
 };
@@ -169,5 +169,5 @@ TEST_CASE("buy-vs-rent JSON: the verdict, demand, options and the series, raw, w
   CHECK(j["cumulative"] == nlohmann::json::parse(R"({"months": [0, 1, 2, 3], "rent": [0, 2920, 5840, 8760], "buy": [50000, 50500, 51000, 51500],
       "partial": null, "partial_owned_gpus": null})"));
   CHECK(j["assumptions"]["gpu_price"] == 25000);
-  CHECK(j["assumptions"]["defaults_used"] == nlohmann::json::array({"power price 0.12 USD/kWh"}));
+  CHECK(j["assumptions"]["defaults_used"] == nlohmann::json::array({"power 0.120 USD/kWh (--power-price)"}));
 }
