@@ -97,9 +97,7 @@ bool read_job_log(const std::string& path, const DemandSummary* summary, BuyVsRe
   if (s.log->jobs == 0) throw InputError(SourceLocation{path, 0, 0}, "", "no job that used a GPU and ran (check AllocTRES/gpus)");
   s.in.demand = demand_of_log(*s.log);
   s.demand_source = "jobs";
-  s.demand_notes.push_back("demand is the " + std::to_string(s.log->jobs) + " jobs in " + path + " over " + num(s.log->span_hours / 24, 1) +
-                    " days (" + num(s.log->months, 2) + " months of 730 h): each is replayed whole, on all its GPUs at once; a job that does "
-                    "not fit on the owned GPUs rents at once (replay " + path + " --burst-after explores waiting instead)");
+  s.demand_notes.push_back(io::DemandFromLog{path, s.log->jobs, s.log->span_hours / 24, s.log->months});
   return true;
 }
 
@@ -127,9 +125,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
     s.in.demand = profile_demand(s.profile->gpu_hours, s.profile->period_hours);
     s.demand_source = "file";
     if (s.profile->from_jobs)
-      s.demand_notes.push_back("demand is the GPU-hours per day of " + std::to_string(s.profile->jobs) + " jobs in " + f.demand +
-                        " (gpuplan demand shows them); within a day the jobs peaked at " + std::to_string(s.profile->jobs_peak_gpus) +
-                        " GPUs busy, which a daily profile averages out");
+      s.demand_notes.push_back(io::DemandFromJobs{f.demand, s.profile->jobs, s.profile->jobs_peak_gpus});
   } else {
     double h = 0;
     if (f.known.gpu_hours_per_week) {
@@ -160,8 +156,7 @@ void read_demand(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   if (s.count_given) {
     s.in.fleet_gpus = count;
     if (needed > count)
-      s.demand_notes.push_back("demand peaks at " + num(peak, 1) + " GPUs busy at once: BUY owns --count " + std::to_string(count) +
-                        " and rents the overflow");
+      s.demand_notes.push_back(io::PeakOverCount{peak, count});
   } else {
     if (needed > kMaxFleet)
       bad_flag("--gpu-hours-per-month", "demand needs " + std::to_string(needed) + " GPUs at its peak; at most " +
@@ -241,13 +236,11 @@ void note_equivalent(BuyVsRentSetup& s, bool pinned) {
   const Gpu& gpu = *s.gpu;
   RentTerms& rent = s.in.rent;
   rent.hours_scale = rent_hours_scale(gpu, *s.rented_gpu);
-  if (!pinned)
-    s.notes.push_back("no loaded offer rents " + gpu.id + ": renting " + s.rented_gpu->id + " instead (nearest by memory and bf16 TFLOPS)");
-  s.notes.push_back("rented hours are the owned GPU-hours x " + num(rent.hours_scale, 3) + " (bf16 TFLOPS " + num(rent_speed_tflops(gpu), 1) +
-                    " owned / " + num(rent_speed_tflops(*s.rented_gpu), 1) + " rented)");
+  if (!pinned) s.notes.push_back(io::RentedInstead{gpu.id, s.rented_gpu->id});
+  s.notes.push_back(io::RentedHoursScaled{rent.hours_scale, rent_speed_tflops(gpu), rent_speed_tflops(*s.rented_gpu)});
   if (s.rented_gpu->memory_bytes < gpu.memory_bytes)
-    s.notes.push_back(s.rented_gpu->id + " has less memory (" + format_gib(static_cast<double>(s.rented_gpu->memory_bytes)) +
-                      ") than " + gpu.id + " (" + format_gib(static_cast<double>(gpu.memory_bytes)) + "): check the job fits");
+    s.notes.push_back(io::RentedLessMemory{gpu.id, s.rented_gpu->id, static_cast<double>(gpu.memory_bytes),
+                                           static_cast<double>(s.rented_gpu->memory_bytes)});
 }
 
 // The rented offers (pinned, or the cheapest shapes of the rented GPU) and the same GPU on spot
@@ -277,7 +270,7 @@ void read_rent_terms(const Catalog& catalog, const BuyVsRentFlags& f, BuyVsRentS
                               "; lower --preemptions-per-hour or rent on-demand");
   if (pricing == Pricing::spot && !bill.preemptions_per_hour &&
       std::none_of(rent.offers.begin(), rent.offers.end(), [](const RentOffer& x) { return x.offer->spot_preemptions_per_hour.has_value(); }))
-    s.notes.push_back("no spot offer used states a preemption rate: spot assumes none (set --preemptions-per-hour)");
+    s.notes.push_back(io::SpotRateUnstated{});
   s.spot = rent;
   s.spot.pricing = Pricing::spot;
   s.spot.offers.clear();
@@ -302,7 +295,7 @@ void read_ownership_terms(const BuyVsRentFlags& f, BuyVsRentSetup& s) {
   s.in.horizon_months = o.horizon_months;
   s.purchase = o.purchase;
   s.defaults.insert(s.defaults.end(), o.defaults.begin(), o.defaults.end());
-  for (const auto& n : o.notes) s.notes.push_back(io::ownership_note_text(n));
+  s.notes.insert(s.notes.end(), o.notes.begin(), o.notes.end());
   s.ops_counted = o.ops_counted;
 }
 
@@ -351,8 +344,7 @@ BuyVsRentSetup build_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& flags
   read_ownership_terms(f, s);
   read_rent_terms(ctx.catalog(), f, s);
   if (!f.place.countries.empty() && f.own.buyer_country.empty())
-    s.notes.push_back("--country keeps renting to offers in that country (as in compare); the buyer, whose country sets the tax owed, "
-                      "is --buyer-country (here " + s.purchase.country + ")");
+    s.notes.push_back(io::RentCountryNotBuyer{s.purchase.country});
   s.price_warnings = rent_price_warnings(s);
   return s;
 }

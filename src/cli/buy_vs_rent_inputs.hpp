@@ -15,6 +15,7 @@
 #include "gpuplan/tco.hpp"
 #include "gpuplan/tco_jobs.hpp"
 #include "io/render/purchase_report.hpp"
+#include "io/render/setup_notes.hpp"
 
 namespace gpuplan::cli {
 
@@ -55,8 +56,8 @@ struct BuyVsRentSetup {
   double hours_per_month = 0;        // expected demand
   bool count_given = false;
   std::vector<io::DefaultUsed> defaults;  // each default used (io/render/ownership_words.hpp words them)
-  std::vector<std::string> demand_notes;  // what the reader must know about the demand (printed first)
-  std::vector<std::string> notes;     // what the reader must know about the other inputs
+  std::vector<io::SetupNote> demand_notes;  // what the reader must know about the demand (printed first)
+  std::vector<io::SetupNote> notes;         // what the reader must know about the other inputs (setup_note_text words both)
   bool ops_counted = false;
   io::PurchaseReport purchase;        // the buyer's country, hardware taxes and duty, warnings
   RentTerms spot;                     // the same GPU on spot, for comparison (no offers: none listed)

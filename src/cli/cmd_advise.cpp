@@ -171,8 +171,8 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
   for (const auto& w : s.price_warnings) ctx.warn(w);
   r.csv = io::advise_split_table(advice);
   for (auto& t : io::advise_tables(advice, c, ctx.money_style())) r.tables.push_back(std::move(t));
-  r.notes = s.demand_notes;
-  r.notes.insert(r.notes.end(), s.notes.begin(), s.notes.end());
+  for (const auto& n : s.demand_notes) r.notes.push_back(io::setup_note_text(n));
+  for (const auto& n : s.notes) r.notes.push_back(io::setup_note_text(n));
   if (costs.demand.empty())
     r.notes.push_back("divisible-hours model: buy-vs-rent prices the GPU-hours a week as spread evenly over the month and over any GPUs; "
                       "--demand FILE replays the measured jobs whole instead (as buy-vs-rent and replay do with that log)");

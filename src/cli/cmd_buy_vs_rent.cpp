@@ -49,27 +49,18 @@ int run_buy_vs_rent(const Context& ctx, const BuyVsRentFlags& f) {
   for (const auto& w : io::stand_in_texts(s.purchase.warnings, io::kJsonMoney)) warnings.push_back(w);
   r.json["warnings"] = warnings;
   for (const auto& w : s.price_warnings) ctx.warn(w);
-  if (ctx.format() == Format::csv) r.tables.push_back(io::tco_series_table(s.in, a, c));  // CSV prints the first table
+  r.csv = io::tco_series_table(s.in, a, c);
   for (auto& t : io::tco_tables(s.in, a, c, reasons, style)) r.tables.push_back(std::move(t));
   // The purchase lines right after the verdict and monthly tables, when there is tax, duty or
   // a stand-in figure to show (a US buyer at list prices has neither).
   if (s.purchase.gst_rate > 0 || !s.purchase.warnings.empty())
-    r.tables.insert(r.tables.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(r.tables.size()), ctx.format() == Format::csv ? 3 : 2),
+    r.tables.insert(r.tables.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(r.tables.size()), 2),
                     io::purchase_table(s.purchase, c.currency, style));
-  for (const auto& w : io::stand_in_texts(s.purchase.warnings, style)) {
-    ctx.warn(w);
-    r.notes.push_back("warning: " + w);
-  }
-  if (!s.purchase.warnings.empty()) r.notes.push_back("(!) = no figure for " + s.purchase.country + " was found: a US one converted at the exchange rate stands in");
-  for (const auto& n : s.demand_notes) r.notes.push_back(n);
-  for (const auto& n : s.notes) r.notes.push_back(n);
-  if (!s.log)
-    r.notes.push_back("divisible-hours model: demand is GPU-hours that can be spread over any of the GPUs; give a job log as --demand "
-                      "to replay the jobs whole (as replay and advise do)");
-  for (const auto& src : s.purchase.sources) r.notes.push_back("source of the " + s.purchase.country + " default " + src);
-  if (!s.defaults.empty())
-    r.notes.push_back(io::defaults_line("defaults used (override with the flag; sources in README \"Buy or rent\"): ", s.defaults, style));
-  if (c.currency != "USD" || s.run.fx.as_of == "--fx") r.notes.push_back("exchange rates as of " + s.run.fx.as_of);
+  for (const auto& w : io::stand_in_texts(s.purchase.warnings, style)) ctx.warn(w);
+  const bool rates = c.currency != "USD" || s.run.fx.as_of == "--fx";
+  r.notes = io::tco_notes({s.purchase.country, s.purchase.warnings, s.demand_notes, s.notes, !s.log, s.purchase.sources, s.defaults,
+                           rates ? s.run.fx.as_of : ""},
+                          style);
   ctx.print_report(r);
   return 0;
 }

@@ -166,21 +166,11 @@ int run_replay(const Context& ctx, ReplayFlags f) {
     r.tables = io::replay_tables(sweep, c, ctx.money_style());
   }
   for (const auto& w : s.price_warnings) ctx.warn(w);
-  r.notes.push_back("jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
-                    "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds");
-  r.notes.push_back(map.checkpointing.empty()
-                        ? "no team or partition is marked --checkpointing-teams: every burst job runs on-demand (spot only for jobs that can restart from a checkpoint)"
-                        : "burst jobs of the --checkpointing-teams teams/partitions run on spot, the rest on-demand (a job must checkpoint before it goes on spot)");
-  r.notes.push_back("money per month is over the log's " + num(d.span_hours / 24, 1) + " days, first job start to last end (" + num(d.months, 2) +
-                    " months of 730 h): " + num(d.gpu_hours_per_month, 1) + " GPU-h a month, as demand and buy-vs-rent count it");
-  if (s.spot.offers.empty() && !map.checkpointing.empty())
-    r.notes.push_back("no loaded offer rents " + s.rented_gpu->id + " on spot: checkpointing jobs burst on-demand too");
-  for (const auto& n : s.notes) r.notes.push_back(n);  // not s.demand_notes: the profile notes are buy-vs-rent's, not the replay's
-  if (!s.defaults.empty())
-    r.notes.push_back(io::defaults_line("defaults used (override with the flag; sources in README \"Buy or rent\"): ", s.defaults,
-                                        ctx.money_style()));
-  if (sweep.cheapest < 0)
-    r.notes.push_back("no fleet replayed keeps p95 queue time under " + f.max_p95 + ": add owned GPUs or a shorter --burst-after");
+  const bool no_spot = s.spot.offers.empty() && !map.checkpointing.empty();
+  r.notes = io::replay_notes({!map.checkpointing.empty(), d.span_hours / 24, d.months, d.gpu_hours_per_month, no_spot ? s.rented_gpu->id : "",
+                              s.notes,  // not s.demand_notes: the profile notes are buy-vs-rent's, not the replay's
+                              s.defaults, sweep.cheapest < 0 ? f.max_p95 : ""},
+                             ctx.money_style());
   ctx.print_report(std::move(r));
   return sweep.cheapest < 0 ? 1 : 0;
 }

@@ -126,7 +126,7 @@ json advise_json(const Advice& a, const AdviseContext& c) {
                      {"run_on", to_string(w.where)},
                      {"why", placement_why_text(w)}});
   for (const auto& r : c.answers)
-    answers.push_back({{"key", r.key}, {"question", r.question}, {"answer", answer_text(r, a, c, MoneyStyle{})}, {"source", source_text(r, c)}});
+    answers.push_back({{"key", r.key}, {"question", r.question}, {"answer", answer_text(r, a, c, kJsonMoney)}, {"source", source_text(r, c)}});
   json out = {{"pattern", to_string(a.pattern)},
               {"gpu", c.gpu},
               {"currency", c.currency},

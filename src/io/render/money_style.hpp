@@ -18,4 +18,8 @@ struct MoneyStyle {
   DigitGrouping grouping = DigitGrouping::automatic;
 };
 
+// Money inside JSON sentences (reasons, defaults, answers): --grouping is for people, so a JSON
+// document is the same whatever it says (the flag walk checks this).
+inline constexpr MoneyStyle kJsonMoney{DigitGrouping::automatic};
+
 }  // namespace gpuplan::io

@@ -11,10 +11,6 @@
 
 namespace gpuplan::io {
 
-// Money in the sentences a JSON document carries (buy-vs-rent's reasons, the defaults used, the
-// purchase warnings): always the automatic grouping, so --grouping, display only, never changes JSON.
-inline constexpr MoneyStyle kJsonMoney{DigitGrouping::automatic};
-
 enum class OwnershipDefault {
   gpu_list_price,        // the catalog's list price of the GPU
   rest_of_machine_rack,  // a data-centre build's network and cabling, a share of its GPUs

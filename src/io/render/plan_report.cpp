@@ -191,7 +191,7 @@ std::string searched_text(const PlanView& v) {
 }  // namespace
 
 nlohmann::json plan_json(const PlanReport& v) {
-  const MoneyStyle style{};
+  const MoneyStyle style = kJsonMoney;
   nlohmann::json j;
   j["model"] = {{"id", v.model_id}, {"name", v.model_name}, {"source", v.model_source}};
   j["objective"] = v.objective;

@@ -121,4 +121,20 @@ std::vector<Table> replay_tables(const FleetSweep& s, const ReplayContext& c, Mo
   return out;
 }
 
+std::vector<std::string> replay_notes(const ReplayNotes& n, MoneyStyle style) {
+  std::vector<std::string> out = {
+      "jobs enter the queue at their submit time (the measured start when the log has none) and run as long as they did; "
+      "the queue starts jobs strictly by priority then arrival (no backfill), passing over a job its team's quota holds",
+      n.checkpointing ? "burst jobs of the --checkpointing-teams teams/partitions run on spot, the rest on-demand (a job must checkpoint before it goes on spot)"
+                      : "no team or partition is marked --checkpointing-teams: every burst job runs on-demand (spot only for jobs that can restart from a checkpoint)",
+      "money per month is over the log's " + num(n.days, 1) + " days, first job start to last end (" + num(n.months, 2) + " months of 730 h): " +
+          num(n.gpu_hours_per_month, 1) + " GPU-h a month, as demand and buy-vs-rent count it"};
+  if (!n.no_spot_gpu.empty()) out.push_back("no loaded offer rents " + n.no_spot_gpu + " on spot: checkpointing jobs burst on-demand too");
+  for (const auto& x : n.inputs) out.push_back(setup_note_text(x));
+  if (!n.defaults.empty()) out.push_back(defaults_line("defaults used (override with the flag; sources in README \"Buy or rent\"): ", n.defaults, style));
+  if (!n.unmet_target.empty())
+    out.push_back("no fleet replayed keeps p95 queue time under " + n.unmet_target + ": add owned GPUs or a shorter --burst-after");
+  return out;
+}
+
 }  // namespace gpuplan::io

@@ -9,7 +9,9 @@
 
 #include "gpuplan/fleet_replay.hpp"
 #include "io/render/money_style.hpp"
+#include "io/render/ownership_words.hpp"
 #include "io/render/render.hpp"
+#include "io/render/setup_notes.hpp"
 
 namespace gpuplan::io {
 
@@ -23,6 +25,18 @@ struct ReplayContext {
 
 // "never" for no burst, else "0s", "30m", "2h", "1.5h".
 std::string burst_text(const std::optional<double>& seconds);
+
+// The notes under the sweep, as facts.
+struct ReplayNotes {
+  bool checkpointing = false;        // some team or partition is marked --checkpointing-teams
+  double days = 0, months = 0;       // the log's span, first start to last end; months of 730 h
+  double gpu_hours_per_month = 0;
+  std::string no_spot_gpu;           // set: no loaded offer rents it on spot, and some jobs checkpoint
+  std::vector<SetupNote> inputs;     // the ownership and rent setup's notes
+  std::vector<DefaultUsed> defaults;
+  std::string unmet_target;          // set: no fleet meets this --max-p95-queue (as given)
+};
+std::vector<std::string> replay_notes(const ReplayNotes& n, MoneyStyle style);
 
 nlohmann::json replay_json(const FleetSweep& s, const ReplayContext& c);
 // The sweep, then the chosen fleet's queue per team (when one meets the target).

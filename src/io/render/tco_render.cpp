@@ -438,6 +438,21 @@ std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const T
   return out;
 }
 
+std::vector<std::string> tco_notes(const TcoNotes& n, MoneyStyle style) {
+  std::vector<std::string> out;
+  for (const auto& w : n.stand_ins) out.push_back("warning: " + stand_in_text(w, style));
+  if (!n.stand_ins.empty()) out.push_back("(!) = no figure for " + n.country + " was found: a US one converted at the exchange rate stands in");
+  for (const auto& x : n.demand) out.push_back(setup_note_text(x));
+  for (const auto& x : n.inputs) out.push_back(setup_note_text(x));
+  if (n.divisible)
+    out.push_back("divisible-hours model: demand is GPU-hours that can be spread over any of the GPUs; give a job log as --demand "
+                  "to replay the jobs whole (as replay and advise do)");
+  for (const auto& src : n.sources) out.push_back("source of the " + n.country + " default " + src);
+  if (!n.defaults.empty()) out.push_back(defaults_line("defaults used (override with the flag; sources in README \"Buy or rent\"): ", n.defaults, style));
+  if (!n.fx_as_of.empty()) out.push_back("exchange rates as of " + n.fx_as_of);
+  return out;
+}
+
 Table tco_series_table(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c) {
   Table t;
   t.title = "Cumulative cost by month (" + c.currency + ")";

@@ -10,6 +10,7 @@
 #include "io/render/format.hpp"  // money_text
 #include "io/render/ownership_words.hpp"
 #include "io/render/render.hpp"
+#include "io/render/setup_notes.hpp"
 
 namespace gpuplan::io {
 
@@ -35,6 +36,19 @@ nlohmann::json tco_json(const TcoInputs& in, const TcoAnalysis& a, const TcoCont
 // the cumulative chart; tables with no rows are left out.
 std::vector<Table> tco_tables(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c, const std::vector<std::string>& reasons,
                               MoneyStyle style);
+// The notes under buy-vs-rent's tables, as facts.
+struct TcoNotes {
+  std::string country;                // the buyer's
+  std::vector<StandIn> stand_ins;     // the purchase's warnings: US figures standing in
+  std::vector<SetupNote> demand, inputs;
+  bool divisible = true;              // no job log: the divisible-hours model decided
+  std::vector<std::string> sources;   // of the buyer country's defaults, "power: ..."
+  std::vector<DefaultUsed> defaults;
+  std::string fx_as_of;               // "": the rates are not worth a note (USD at the catalog's rates)
+};
+// Warnings first, then the demand, the other inputs, the model, sources, defaults and rates.
+std::vector<std::string> tco_notes(const TcoNotes& n, MoneyStyle style);
+
 // The cumulative series month by month, for CSV.
 Table tco_series_table(const TcoInputs& in, const TcoAnalysis& a, const TcoContext& c);
 
