@@ -103,7 +103,7 @@ struct PriceWarning {
 // cannot (no rate on their sheet), in the order found.
 std::vector<PriceWarning> price_warnings(const std::vector<PricedOffer>& offers, const RunSettings& run);
 // The same for the sheets a command priced from (plan's chosen offers, serve's options, check's
-// specs): every command that prices offers warns from here, in the same words.
+// specs): every command that prices offers warns from here (io/render/price_warning_text words them).
 std::vector<PriceWarning> price_warnings(const std::vector<const Provider*>& sheets, const RunSettings& run);
 
 }  // namespace gpuplan

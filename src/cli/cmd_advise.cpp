@@ -139,7 +139,7 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
     const auto it = got.answers.find(q.key);
     if (it == got.answers.end()) continue;
     const Answered& x = it->second;
-    if (x.derived()) set_derived(a, q.key, x.value);
+    if (x.derived()) set_derived(a, q.key, io::shown_answer(x.origin, x.value));
     else if (auto problem = io::apply_answer(a, q.key, x.text)) bad_flag(q.flag, *problem);
     rows.push_back({q.key, q.question, x.origin, x.text, x.file, x.line});
   }
@@ -171,11 +171,7 @@ int run_advise(const Context& ctx, const AdviseFlags& f) {
   for (const auto& w : s.price_warnings) ctx.warn(w);
   r.csv = io::advise_split_table(advice);
   for (auto& t : io::advise_tables(advice, c, ctx.money_style())) r.tables.push_back(std::move(t));
-  for (const auto& n : s.demand_notes) r.notes.push_back(io::setup_note_text(n));
-  for (const auto& n : s.notes) r.notes.push_back(io::setup_note_text(n));
-  if (costs.demand.empty())
-    r.notes.push_back("divisible-hours model: buy-vs-rent prices the GPU-hours a week as spread evenly over the month and over any GPUs; "
-                      "--demand FILE replays the measured jobs whole instead (as buy-vs-rent and replay do with that log)");
+  r.notes = io::advise_notes(s.demand_notes, s.notes, costs.demand.empty());
   ctx.print_report(r);
   return 0;
 }

@@ -77,6 +77,13 @@ expect 0 "a bursty log" -- "$G" advise "${TERMS[@]}" --demand "$TMP/bursty.csv" 
 has out '"answer": "100.0%"' "the spread capped"
 has out 'measured 278.6%, capped at 100%' "the measured spread said"
 
+# Two days of 12.996 h and 7.004 h: a spread of 29.96%, shown as 30.0%. The rules use the shown
+# answer, as if it had been typed, so the 30-50% rule applies.
+printf 'id,name,user,team,partition,submit,start,end,gpus,state\n1,t,a,t,gpu,2026-10-01T01:00:00,2026-10-01T01:00:00,2026-10-01T13:59:46,1,COMPLETED\n2,t,a,t,gpu,2026-10-02T01:00:00,2026-10-02T01:00:00,2026-10-02T08:00:14,1,COMPLETED\n' >"$TMP/edge.csv"
+expect 0 "a spread on the 30% line" -- "$G" advise "${TERMS[@]}" --demand "$TMP/edge.csv" "${STARTUP[@]:6}" --format json </dev/null
+has out '"answer": "30.0%"' "shown as 30.0%"
+has out '"uncertainty_30_50": true' "and ruled on as 30%"
+
 printf 'steady_share: 10%%\ninterruptible: lots\n' >"$TMP/bad.yaml"
 expect 2 "bad value in the file" -- "$G" advise "${TERMS[@]}" --answers "$TMP/bad.yaml" </dev/null
 has err "bad\.yaml:2:[0-9]+: field 'interruptible'" "file:line:col and field"

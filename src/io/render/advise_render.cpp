@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "gpuplan/units.hpp"
 #include "io/render/advise_words.hpp"
 #include "io/render/tco_render.hpp"
@@ -23,6 +25,11 @@ json tco_numbers(const TcoAnalysis& t) {
           {"break_even_gpu_hours_per_month", opt(t.break_even_gpu_hours)},
           {"payback_months", opt(t.payback_months)},
           {"uncertainty_rule_applied", t.decision.rule_applied}};
+}
+
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
 }
 
 std::string answer_text(const AnswerRow& r, const Advice& a, const AdviseContext& c, MoneyStyle style) {
@@ -116,6 +123,30 @@ Table advise_split_table(const Advice& a) {
     t.csv_rows.push_back({workload, num(w.gpu_hours_per_week, 2), to_string(w.where), why});
   }
   return t;
+}
+
+double shown_answer(AnswerOrigin origin, double value) {
+  switch (origin) {
+    case AnswerOrigin::per_month_flag: return rounded(value, 6);
+    case AnswerOrigin::demand_hours: return rounded(value, 2);
+    case AnswerOrigin::demand_steady:
+    case AnswerOrigin::demand_spread: return rounded(value, 3);
+    case AnswerOrigin::flag:
+    case AnswerOrigin::answers_file:
+    case AnswerOrigin::prompt:
+    case AnswerOrigin::computed_idle: return value;
+  }
+  return value;
+}
+
+std::vector<std::string> advise_notes(const std::vector<SetupNote>& demand, const std::vector<SetupNote>& inputs, bool divisible) {
+  std::vector<std::string> out;
+  for (const auto& n : demand) out.push_back(setup_note_text(n));
+  for (const auto& n : inputs) out.push_back(setup_note_text(n));
+  if (divisible)
+    out.push_back("divisible-hours model: buy-vs-rent prices the GPU-hours a week as spread evenly over the month and over any GPUs; "
+                  "--demand FILE replays the measured jobs whole instead (as buy-vs-rent and replay do with that log)");
+  return out;
 }
 
 json advise_json(const Advice& a, const AdviseContext& c) {

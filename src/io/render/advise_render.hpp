@@ -11,6 +11,7 @@
 #include "gpuplan/advise.hpp"
 #include "io/render/money_style.hpp"
 #include "io/render/render.hpp"
+#include "io/render/setup_notes.hpp"
 
 namespace gpuplan::io {
 
@@ -34,6 +35,11 @@ struct AnswerRow {
   int line = 0;      // answers_file
 };
 
+// A derived answer rounded to what its row shows (hours to 2 decimals, shares to 0.1%, a month's
+// hours a week to 6 decimals), so the rules decide on the number the reader sees: a spread
+// shown as 30.0% is 30% to the 30-50% rule, as if it had been typed.
+double shown_answer(AnswerOrigin origin, double value);
+
 // What the --demand log measured, for the sources of its answers.
 struct DemandFacts {
   double baseline_gpus = 0;
@@ -56,5 +62,7 @@ nlohmann::json advise_json(const Advice& a, const AdviseContext& c);
 std::vector<Table> advise_tables(const Advice& a, const AdviseContext& c, MoneyStyle style);
 // The split alone (what --format csv prints).
 Table advise_split_table(const Advice& a);
+// buy-vs-rent's setup notes, then, without a job log, how the hours were priced.
+std::vector<std::string> advise_notes(const std::vector<SetupNote>& demand, const std::vector<SetupNote>& inputs, bool divisible);
 
 }  // namespace gpuplan::io

@@ -171,3 +171,22 @@ TEST_CASE("advise's answers: a month's hours a week, and a log's spread capped a
                                             "demand jobs.csv: coefficient of variation of 12 days' GPU-hours (under 3 weeks of log); "
                                             "measured 278.6%, capped at 100% (the low end of demand is already zero)"});
 }
+
+TEST_CASE("advise's derived answers are rounded to what their rows show, so the rules see the shown number", "[render][advise]") {
+  // A spread of 29.96% is shown as 30.0%: the 30-50% rule must see 30%, not 29.96%.
+  CHECK(shown_answer(AnswerOrigin::demand_spread, 0.29996) == 0.3);
+  CHECK(shown_answer(AnswerOrigin::demand_steady, 0.71428) == Approx(0.714).margin(1e-12));
+  CHECK(shown_answer(AnswerOrigin::demand_hours, 350.004) == Approx(350.0).margin(1e-12));
+  CHECK(shown_answer(AnswerOrigin::per_month_flag, 9.972601972602739) == Approx(9.972602).margin(1e-12));
+  CHECK(shown_answer(AnswerOrigin::flag, 0.29996) == 0.29996);  // typed answers are used as typed
+}
+
+TEST_CASE("advise notes: the setup's, then the divisible-hours model without a job log", "[render][advise]") {
+  const std::vector<SetupNote> none;
+  const std::vector<SetupNote> spot = {SpotRateUnstated{}};
+  const auto with = advise_notes(none, spot, true);
+  REQUIRE(with.size() == 2);
+  CHECK(with[0] == setup_note_text(SpotRateUnstated{}));
+  CHECK(with[1].rfind("divisible-hours model: ", 0) == 0);
+  CHECK(advise_notes(none, spot, false).size() == 1);
+}
