@@ -443,6 +443,21 @@ TEST_CASE("serve's offer search picks the tensor-parallel degree and explains ex
   CHECK(s.excluded.front().refusal == ServingRefusal::beyond_fleet);  // what serve's "no answer" note goes by
   CHECK(s.excluded.front().shortfall.limit == ServingLimit::beyond_fleet);
   CHECK(s.excluded.front().where.offer == &o1);
+  // A replica of two GPUs asked of a one-GPU instance (no stated node shape): the node is too
+  // small, and the refusal carries the degree and the node's width for its words.
+  j.traffic.mean_requests_per_second = 1.0;
+  j.tensor_parallel = 2;
+  s = search_serving(j, {{&prov, &o1, &g, 1.0}});
+  REQUIRE(s.excluded.size() == 1);
+  const ServingExclusion& small = s.excluded.front();
+  CHECK(small.refusal == ServingRefusal::node_too_small);
+  CHECK(small.tp == 2);
+  CHECK(small.gpus_per_node == 1);
+  CHECK_FALSE(small.stated_node);
+  // The eight-GPU instance holds that replica.
+  s = search_serving(j, {{&prov, &o8, &g, 1.0}});
+  REQUIRE(s.options.size() == 1);
+  CHECK(s.options.front().tp == 2);
 }
 
 TEST_CASE("estimate's decode speed is serve's: one pass model", "[serving][time]") {
