@@ -114,6 +114,8 @@ struct ServingShortfall {
   double sequence_bytes = 0;  // KV cache one sequence needs at its longest, the shared prefix included
   std::string gpu;
 };
+// A limit with its value and the target or bound it passes (the other fields left to the caller).
+ServingShortfall shortfall_of(ServingLimit limit, double value, double target);
 
 // --- capacity ---------------------------------------------------------------------------
 struct ReplicaCapacity {

@@ -15,14 +15,6 @@ namespace {
 int tp_of(const ServingConfig& c) { return std::max(1, c.workload.tensor_parallel); }
 int pp_of(const ServingConfig& c) { return std::max(1, c.workload.pipeline_parallel); }
 
-// A latency target missed: the time and the target, in seconds.
-ServingShortfall missed(ServingLimit limit, double seconds, double target) {
-  ServingShortfall s;
-  s.limit = limit;
-  s.value = seconds;
-  s.target = target;
-  return s;
-}
 
 // A pipeline runs a token through its stages one after another: each GPU reads its stage's
 // share, so one pass reads, in sequence, what one tensor-parallel group would read holding the
@@ -163,6 +155,14 @@ double normal_quantile(double q) {
 }
 
 }  // namespace
+
+ServingShortfall shortfall_of(ServingLimit limit, double value, double target) {
+  ServingShortfall s;
+  s.limit = limit;
+  s.value = value;
+  s.target = target;
+  return s;
+}
 
 const char* to_string(Batching b) { return b == Batching::continuous ? "continuous" : "static"; }
 
@@ -343,7 +343,7 @@ ReplicaPlan plan_replica(const ModelArch& m, const ParamCounts& pc, const Gpu& g
   if (t.tpot_seconds) {
     if (step(1) > *t.tpot_seconds) {
       p.meets_latency = false;
-      p.latency_shortfall = missed(ServingLimit::tpot_at_batch_one, step(1), *t.tpot_seconds);
+      p.latency_shortfall = shortfall_of(ServingLimit::tpot_at_batch_one, step(1), *t.tpot_seconds);
     } else {
       std::int64_t lo = 1, hi = bmax;  // step() rises with batch: the largest batch within the target
       while (lo < hi) {
@@ -374,7 +374,7 @@ ReplicaPlan plan_replica(const ModelArch& m, const ParamCounts& pc, const Gpu& g
     const double idle = ttft_quantile(m, pc, gpu, c, r, p, 0);
     if (idle > *t.ttft_seconds) {
       if (p.meets_latency)
-        p.latency_shortfall = missed(ServingLimit::ttft_idle, idle, *t.ttft_seconds);
+        p.latency_shortfall = shortfall_of(ServingLimit::ttft_idle, idle, *t.ttft_seconds);
       p.meets_latency = false;
     } else if (ttft_quantile(m, pc, gpu, c, r, p, hi) > *t.ttft_seconds) {
       double lo = 0;

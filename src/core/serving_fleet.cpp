@@ -10,15 +10,6 @@ namespace gpuplan {
 namespace {
 constexpr double kSecondsPerMonth = kHoursPerMonth * 3600.0;
 int tp_of(const ServingConfig& c) { return std::max(1, c.workload.tensor_parallel); }
-
-// The fleet's limit with its number and the bound it passes.
-ServingShortfall past(ServingLimit limit, double value, double bound) {
-  ServingShortfall s;
-  s.limit = limit;
-  s.value = value;
-  s.target = bound;
-  return s;
-}
 }  // namespace
 
 double erlang_c(std::int64_t servers, double a) {
@@ -78,7 +69,7 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
   if (!(f.replicas_needed * tp_of(c) <= c.k.max_fleet_gpus)) {
     f.beyond_limit = true;
     f.meets_latency = false;
-    f.latency_shortfall = past(ServingLimit::beyond_fleet, f.replicas_needed, c.k.max_fleet_gpus);
+    f.latency_shortfall = shortfall_of(ServingLimit::beyond_fleet, f.replicas_needed, c.k.max_fleet_gpus);
     f.latency_shortfall.gpus_per_replica = tp_of(c);
     return f;
   }
@@ -111,11 +102,11 @@ FleetPlan plan_fleet(const ModelArch& m, const ParamCounts& pc, const Gpu& gpu, 
   const double cap = std::clamp(c.k.max_utilization, 0.01, 0.999);
   if (f.meets_latency && (peak / f.replicas > p.max_requests_per_second * (1 + 1e-9) || f.utilization > cap + 1e-9)) {
     f.meets_latency = false;
-    f.latency_shortfall = past(ServingLimit::utilization_cap, f.utilization, cap);
+    f.latency_shortfall = shortfall_of(ServingLimit::utilization_cap, f.utilization, cap);
   }
   if (targets.ttft_seconds && f.ttft_seconds > *targets.ttft_seconds + 1e-12 && f.meets_latency) {
     f.meets_latency = false;
-    f.latency_shortfall = past(ServingLimit::cold_starts, f.cold_start_request_share, 0);
+    f.latency_shortfall = shortfall_of(ServingLimit::cold_starts, f.cold_start_request_share, 0);
   }
   return f;
 }
